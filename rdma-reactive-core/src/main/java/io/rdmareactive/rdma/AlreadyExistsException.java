@@ -1,0 +1,10 @@
+package io.rdmareactive.rdma;
+
+/** An exclusive create found the object already there (EEXIST), e.g. an XRC domain opened with {@code exclusive} for a file whose inode already names one. */
+public class AlreadyExistsException extends NativeCallException {
+  private static final long serialVersionUID = 1L;
+
+  public AlreadyExistsException(String function, int errno, String errnoText, String detail) {
+    super(function, errno, errnoText, detail);
+  }
+}

@@ -1,0 +1,98 @@
+package io.rdmareactive.rdma.internal;
+
+import io.rdmareactive.rdma.NativeCallException;
+import io.rdmareactive.rdma.ResourceBusyException;
+import io.rdmareactive.rdma.ResourceClosedException;
+import io.rdmareactive.rdma.verbs.RdmaResource;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Bookkeeping every provider's verbs objects share: idempotent close, use-after-close checks,
+ * and a count of dependants (children such as a PD's MRs, or leases such as a running completion
+ * stream) that makes closing a still-used object fail with {@link ResourceBusyException} before
+ * any native call, so Java never frees memory that something else still uses.
+ */
+public abstract class AbstractRdmaResource implements RdmaResource {
+  private final String description;
+  private final @Nullable AbstractRdmaResource parent;
+  private int dependants;
+  private volatile boolean closed;
+
+  /** Registers with {@code parent} (if any), which must be open. */
+  protected AbstractRdmaResource(String description, @Nullable AbstractRdmaResource parent) {
+    this.description = description;
+    this.parent = parent;
+    if (parent != null) {
+      parent.acquireLease();
+    }
+  }
+
+  /** Undoes the constructor's registration when a subclass constructor fails after super(). */
+  protected final void abandon() {
+    if (!closed) {
+      closed = true;
+      if (parent != null) {
+        parent.releaseLease();
+      }
+    }
+  }
+
+  /** Marks one more dependant; fails with {@link ResourceClosedException} when closed. */
+  public final synchronized void acquireLease() {
+    ensureOpen();
+    dependants++;
+  }
+
+  /** Drops one dependant. */
+  public final synchronized void releaseLease() {
+    if (dependants > 0) {
+      dependants--;
+    }
+  }
+
+  /** How many children or leases keep this object from closing. */
+  public final synchronized int dependants() {
+    return dependants;
+  }
+
+  public final void ensureOpen() {
+    if (closed) {
+      throw new ResourceClosedException(description);
+    }
+  }
+
+  @Override
+  public final boolean isClosed() {
+    return closed;
+  }
+
+  @Override
+  public final void close() {
+    synchronized (this) {
+      if (closed) {
+        return;
+      }
+      if (dependants > 0) {
+        throw new ResourceBusyException(closeFunction(), NativeCallException.EBUSY,
+            NativeCallException.describe(NativeCallException.EBUSY),
+            description + " still has " + dependants + " live dependant(s); close them first");
+      }
+      release(); // may throw: the object then stays open and can be closed again
+      closed = true;
+    }
+    if (parent != null) {
+      parent.releaseLease();
+    }
+  }
+
+  /** Frees the native object. Runs at most once successfully. */
+  protected abstract void release();
+
+  /** The C function that releases this object, named in errors (e.g. {@code ibv_dealloc_pd}). */
+  protected abstract String closeFunction();
+
+  @Override
+  public String toString() {
+    return description + (closed ? " (closed)" : "");
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * Entry points of rdma-reactive: {@link io.rdmareactive.rdma.RdmaDevices}, provider selection and
+ * the exception hierarchy rooted at {@link io.rdmareactive.rdma.RdmaException}.
+ */
+@NullMarked
+package io.rdmareactive.rdma;
+
+import org.jspecify.annotations.NullMarked;

@@ -1,0 +1,26 @@
+package io.rdmareactive.rdma.verbs;
+
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A completion channel (ibv_create_comp_channel): CQs bound to it report "a completion arrived"
+ * events through it, so one thread can wait for several CQs. Each channel gets its own event loop
+ * thread in the completion streams, which is how completions are steered to threads. Closing
+ * fails with {@link io.rdmareactive.rdma.ResourceBusyException} while a CQ still uses it.
+ *
+ * <p>The event methods are the raw primitives the completion streams are built on; most users
+ * call {@link CompletionQueue#completions()} instead.
+ */
+public interface CompletionChannel extends RdmaResource {
+  RdmaContext context();
+
+  /**
+   * Waits up to {@code timeout} for an event to be ready. Blocks: call only from an event-loop
+   * thread of your own.
+   */
+  boolean awaitEvent(Duration timeout);
+
+  /** The CQ of the next event (ibv_get_cq_event), or null when none is ready. Never blocks. */
+  @Nullable CompletionQueue nextEvent();
+}

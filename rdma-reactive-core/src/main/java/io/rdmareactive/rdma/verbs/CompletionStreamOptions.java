@@ -1,0 +1,47 @@
+package io.rdmareactive.rdma.verbs;
+
+import io.rdmareactive.rdma.internal.IdleStrategy;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * How a completion stream waits: {@code EVENT} sleeps on the CQ's channel (one named event-loop
+ * thread per channel), {@code BUSY_POLL} spins a named thread of its own with {@code idleStrategy}
+ * between empty polls, trading a core for latency. {@code batch} bounds one poll call.
+ */
+public record CompletionStreamOptions(Mode mode, IdleStrategy idleStrategy, int batch,
+    boolean failOnError) {
+
+  /** How the stream learns of completions. */
+  public enum Mode { AUTO, EVENT, BUSY_POLL }
+
+  public CompletionStreamOptions {
+    if (batch < 1) {
+      throw new IllegalArgumentException("batch must be >= 1, was " + batch);
+    }
+  }
+
+  public static CompletionStreamOptions defaults() {
+    return new CompletionStreamOptions(Mode.AUTO, IdleStrategy.backoff(), 32, false);
+  }
+
+  public CompletionStreamOptions withMode(Mode mode) {
+    return new CompletionStreamOptions(mode, idleStrategy, batch, failOnError);
+  }
+
+  public CompletionStreamOptions withIdleStrategy(IdleStrategy idleStrategy) {
+    return new CompletionStreamOptions(mode, idleStrategy, batch, failOnError);
+  }
+
+  public CompletionStreamOptions withBatch(int batch) {
+    return new CompletionStreamOptions(mode, idleStrategy, batch, failOnError);
+  }
+
+  /** When true, a completion with an error status ends the stream with a WorkCompletionException. */
+  public CompletionStreamOptions withFailOnError(boolean failOnError) {
+    return new CompletionStreamOptions(mode, idleStrategy, batch, failOnError);
+  }
+
+  public Mode effectiveMode(@Nullable CompletionChannel channel) {
+    return mode != Mode.AUTO ? mode : channel != null ? Mode.EVENT : Mode.BUSY_POLL;
+  }
+}

@@ -1,0 +1,43 @@
+package io.rdmareactive.rdma.verbs;
+
+import java.lang.foreign.MemorySegment;
+import java.util.Set;
+import java.util.function.Function;
+import org.reactivestreams.Publisher;
+import reactor.core.publisher.Flux;
+
+/**
+ * A protection domain: the scope of memory registrations and queue pairs. A {@link ParentDomain}
+ * is accepted everywhere a protection domain is.
+ */
+public interface ProtectionDomain extends RdmaResource {
+
+  RdmaContext context();
+
+  /**
+   * Registers native memory. Nothing is remotely accessible unless {@code access} says so.
+   *
+   * @throws IllegalArgumentException when the segment is not native (heap memory cannot be registered)
+   */
+  MemoryRegion registerMemory(MemorySegment segment, Set<Access> access);
+
+  QueuePair createQueuePair(QueuePairOptions options);
+
+  SharedReceiveQueue createSharedReceiveQueue(SharedReceiveQueueOptions options);
+
+  /** A parent domain over this PD and {@code threadDomain} (ibv_alloc_parent_domain). */
+  ParentDomain allocateParentDomain(ThreadDomain threadDomain);
+
+  default <T> Flux<T> withMemoryRegion(MemorySegment segment, Set<Access> access,
+      Function<? super MemoryRegion, ? extends Publisher<T>> body) {
+    return Flux.using(() -> registerMemory(segment, access), body, MemoryRegion::close);
+  }
+
+  default <T> Flux<T> withQueuePair(QueuePairOptions options, Function<? super QueuePair, ? extends Publisher<T>> body) {
+    return Flux.using(() -> createQueuePair(options), body, QueuePair::close);
+  }
+
+  default <T> Flux<T> withParentDomain(ThreadDomain threadDomain, Function<? super ParentDomain, ? extends Publisher<T>> body) {
+    return Flux.using(() -> allocateParentDomain(threadDomain), body, ParentDomain::close);
+  }
+}

@@ -1,0 +1,35 @@
+package io.rdmareactive.rdma.verbs;
+
+/** A reusable receive work request (struct ibv_recv_wr). Not thread-safe: one per posting thread. */
+public final class ReceiveRequest {
+  private long wrId;
+  private final ScatterGatherList sgl;
+
+  public ReceiveRequest(int maxScatterGather) {
+    sgl = new ScatterGatherList(maxScatterGather);
+  }
+
+  public ReceiveRequest() {
+    this(1);
+  }
+
+  public long wrId() {
+    return wrId;
+  }
+
+  public ReceiveRequest wrId(long wrId) {
+    this.wrId = wrId;
+    return this;
+  }
+
+  public ScatterGatherList scatterGather() {
+    return sgl;
+  }
+
+  /** Resets to one entry over {@code length} bytes at {@code offset} of {@code region}. */
+  public ReceiveRequest set(long wrId, MemoryRegion region, long offset, int length) {
+    this.wrId = wrId;
+    sgl.clear().add(region, offset, length);
+    return this;
+  }
+}

@@ -28,8 +28,9 @@ mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=0755 tmpfs /run
 mkdir -p "$CTL" "$KDIR"
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 ctl "$CTL" || fail "cannot mount control share"
+# No CR/LF translation on the serial console: the host gets plain "\n".
+stty -onlcr 2>/dev/null </dev/console || true
 exec </dev/null
-stty -onlcr 2>/dev/null || true
 
 # shellcheck source=/dev/null
 . "$CTL/config.sh"   # SVM_OUT SVM_KVER SVM_VERBOSE SVM_KEEP_GOING SVM_HOSTNAME SVM_T0

@@ -27,7 +27,7 @@ done < /modules/order
 
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=loose,ro hostroot /lower \
     || fail "cannot mount host root over 9p"
-mount -t tmpfs -o mode=0755 tmpfs /rw || fail "cannot mount tmpfs"
+mount -t tmpfs -o mode=0755,size=80% tmpfs /rw || fail "cannot mount tmpfs"
 mkdir -p /rw/upper /rw/work
 mount -t overlay -o lowerdir=/lower,upperdir=/rw/upper,workdir=/rw/work overlay /newroot \
     || fail "cannot mount overlay root"

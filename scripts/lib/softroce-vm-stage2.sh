@@ -24,21 +24,31 @@ mount -t devtmpfs devtmpfs /dev
 mkdir -p /dev/pts /dev/shm
 mount -t devpts -o gid=5,mode=620,ptmxmode=666 devpts /dev/pts
 mount -t tmpfs -o mode=1777 tmpfs /dev/shm
-mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t tmpfs -o mode=0755 tmpfs /run
-mkdir -p "$CTL" "$KDIR"
+# Fresh /tmp; the host's /tmp stays reachable (read-only lower + tmpfs upper)
+# at /run/softroce-vm/hosttmp.
+mkdir -p /run/softroce-vm/hosttmp "$CTL" "$KDIR"
+mount --bind /tmp /run/softroce-vm/hosttmp
+mount -t tmpfs -o mode=1777 tmpfs /tmp
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 ctl "$CTL" || fail "cannot mount control share"
 # No CR/LF translation on the serial console: the host gets plain "\n".
 stty -onlcr 2>/dev/null </dev/console || true
 exec </dev/null
 
 # shellcheck source=/dev/null
-. "$CTL/config.sh"   # SVM_OUT SVM_KVER SVM_VERBOSE SVM_KEEP_GOING SVM_HOSTNAME SVM_T0
+. "$CTL/config.sh"   # SVM_OUT SVM_PWD SVM_KVER SVM_VERBOSE SVM_KEEP_GOING SVM_HOSTNAME
 v() { [ "$SVM_VERBOSE" = 1 ] && say "$*"; return 0; }
 v "stage2 up at $(cut -d' ' -f1 /proc/uptime)s guest uptime"
 
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000,cache=loose,ro kernel "$KDIR" \
     || fail "cannot mount kernel share"
+# If the working directory is under the host's /tmp, make it visible again.
+case $SVM_PWD in
+    /tmp/?*)
+        if [ -d "/run/softroce-vm/hosttmp/${SVM_PWD#/tmp/}" ]; then
+            mkdir -p "$SVM_PWD" && mount --bind "/run/softroce-vm/hosttmp/${SVM_PWD#/tmp/}" "$SVM_PWD"
+        fi ;;
+esac
 mkdir -p "$SVM_OUT"
 mount -t 9p -o trans=virtio,version=9p2000.L,msize=512000 out "$SVM_OUT" || fail "cannot mount out share at $SVM_OUT"
 hostname "$SVM_HOSTNAME" 2>/dev/null || true

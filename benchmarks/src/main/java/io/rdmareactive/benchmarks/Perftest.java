@@ -1,0 +1,65 @@
+package io.rdmareactive.benchmarks;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Runs a perftest tool (ib_send_lat, ib_send_bw, ib_write_bw) as server and client on one device
+ * and parses the client's result line. Both run on the same device and address: rxe cannot reach
+ * a second rxe device on the same kernel.
+ */
+final class Perftest {
+  private final String device;
+  private final String address;
+  private final int gidIndex;
+
+  Perftest(String device, String address, int gidIndex) {
+    this.device = device;
+    this.address = address;
+    this.gidIndex = gidIndex;
+  }
+
+  /** The numeric columns of the client's result line for one message size. */
+  double[] run(String tool, int size, int iterations, int port) throws IOException, InterruptedException {
+    List<String> common = List.of(tool, "-d", device, "-x", Integer.toString(gidIndex), "-s", Integer.toString(size),
+        "-n", Integer.toString(iterations), "-p", Integer.toString(port), "-F");
+    Process server = new ProcessBuilder(common).redirectErrorStream(true).start();
+    try {
+      Thread.sleep(1_500); // the server must listen before the client connects; perftest has no readiness signal
+      List<String> clientCmd = new ArrayList<>(common);
+      clientCmd.add(address);
+      Process client = new ProcessBuilder(clientCmd).redirectErrorStream(true).start();
+      String out = new String(client.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      if (!client.waitFor(120, TimeUnit.SECONDS) || client.exitValue() != 0) {
+        throw new IOException(tool + " client failed (exit " + (client.isAlive() ? "timeout" : client.exitValue())
+            + "):\n" + out);
+      }
+      return parse(tool, size, out);
+    } finally {
+      if (!server.waitFor(30, TimeUnit.SECONDS)) {
+        server.destroyForcibly();
+      }
+    }
+  }
+
+  static double[] parse(String tool, int size, String output) throws IOException {
+    for (String line : output.split("\n")) {
+      String[] cols = line.trim().split("\\s+");
+      if (cols.length >= 4 && cols[0].equals(Integer.toString(size))) {
+        double[] values = new double[cols.length];
+        try {
+          for (int i = 0; i < cols.length; i++) {
+            values[i] = Double.parseDouble(cols[i]);
+          }
+          return values;
+        } catch (NumberFormatException notAResultLine) {
+          // headers and warnings also start with numbers sometimes; keep looking
+        }
+      }
+    }
+    throw new IOException("no result line for " + size + " bytes in " + tool + " output:\n" + output);
+  }
+}

@@ -70,6 +70,7 @@ public final class EndToEnd {
         + Runtime.version() + (System.getenv("RDMA_VM") != null && !"0".equals(System.getenv("RDMA_VM"))
             ? ", inside the Soft-RoCE VM (QEMU TCG)" : "");
     report.write(out, header);
+    java.nio.file.Files.writeString(out.resolve("perftest.log"), perftest.log);
     System.out.println();
     System.out.println(report.table(header));
     System.out.println("wrote " + out.resolve("results.md") + ", results.csv, results.png");

@@ -34,7 +34,8 @@ final class Report {
   double ratio(Figure f) {
     for (Figure ref : figures) {
       if (ref.metric().equals(f.metric()) && ref.system().equals(REFERENCE)) {
-        return f.higherIsBetter() ? f.value() / ref.value() : ref.value() / f.value();
+        double r = f.higherIsBetter() ? f.value() / ref.value() : ref.value() / f.value();
+        return Double.isFinite(r) ? r : Double.NaN;
       }
     }
     return Double.NaN;

@@ -3,13 +3,87 @@ package io.rdmareactive.rdma.internal;
 import io.rdmareactive.rdma.verbs.CompletionQueue;
 import io.rdmareactive.rdma.verbs.CompletionStreamOptions;
 import io.rdmareactive.rdma.verbs.WorkCompletion;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.Map;
+import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
+import reactor.core.publisher.Operators;
 
-/** Builds completion streams over a CQ's raw verbs (event loop per channel, or busy-poll). */
+/**
+ * Builds completion streams over a CQ's raw verbs.
+ *
+ * <p>Event mode: every completion channel gets one event-loop thread ({@code rdma-cq-N}, a
+ * {@link reactor.core.scheduler.NonBlocking} daemon, so BlockHound reports blocking calls made in
+ * {@code onNext} there, as on Netty's loops). It waits on the channel, takes events, acknowledges
+ * them in batches and serves every CQ of that channel; CQs on different channels are served by
+ * different threads, which is how completions are steered. A stream polls no more than its
+ * subscriber's outstanding demand, in the race-free order poll until empty, arm, poll again; at
+ * zero demand it stops polling and the completions wait in the CQ. {@code request(n)} only
+ * schedules a drain on the loop thread (and wakes it through {@link
+ * io.rdmareactive.rdma.verbs.CompletionChannel#wakeup()}), never polls on the caller's thread.
+ *
+ * <p>Busy-poll mode: a thread of its own per stream ({@code rdma-poll-N}), polling while there
+ * is demand with the options' idle strategy between empty polls, parked while there is none.
+ *
+ * <p>Either way a subscribed stream holds a lease on the CQ (when it is an {@link
+ * AbstractRdmaResource}), so closing the CQ under it fails with
+ * {@link io.rdmareactive.rdma.ResourceBusyException}; cancelling, an error or the failure of a
+ * poll stop the polling, acknowledge the events taken and release the lease before the
+ * canceller returns or the error is signalled. One subscriber at a time per CQ; polled
+ * completions are copied out of the provider's view only for items that will be emitted.
+ */
 public final class CompletionStreams {
+  /** The CQs with a live stream, by identity. */
+  static final Map<CompletionQueue, CompletionSubscription> ACTIVE =
+      Collections.synchronizedMap(new IdentityHashMap<>());
+
   private CompletionStreams() {}
 
   public static Flux<WorkCompletion> completions(CompletionQueue cq, CompletionStreamOptions options) {
-    return Flux.error(new UnsupportedOperationException("completion streams: not yet implemented"));
+    return new CompletionFlux(cq, options);
+  }
+
+  /** Whether {@code cq} has a subscribed completion stream now. */
+  public static boolean isStreaming(CompletionQueue cq) {
+    return ACTIVE.containsKey(cq);
+  }
+
+  private static final class CompletionFlux extends Flux<WorkCompletion> {
+    private final CompletionQueue cq;
+    private final CompletionStreamOptions options;
+
+    CompletionFlux(CompletionQueue cq, CompletionStreamOptions options) {
+      this.cq = cq;
+      this.options = options;
+    }
+
+    @Override
+    public void subscribe(CoreSubscriber<? super WorkCompletion> actual) {
+      CompletionStreamOptions.Mode mode = options.effectiveMode(cq.channel());
+      if (mode == CompletionStreamOptions.Mode.EVENT && cq.channel() == null) {
+        Operators.error(actual, new IllegalArgumentException(
+            "EVENT mode needs a CQ with a completion channel; " + cq + " has none"));
+        return;
+      }
+      CompletionSubscription s = new CompletionSubscription(actual, cq, options, mode);
+      if (ACTIVE.putIfAbsent(cq, s) != null) {
+        Operators.error(actual, new IllegalStateException(
+            cq + " already has a completion stream subscriber; a CQ has one consumer at a time"));
+        return;
+      }
+      try {
+        if (cq instanceof AbstractRdmaResource r) {
+          r.acquireLease(); // on subscription, not assembly: fails here if the CQ is closed
+          s.lease = r;
+        }
+      } catch (RuntimeException e) {
+        ACTIVE.remove(cq, s);
+        Operators.error(actual, e);
+        return;
+      }
+      actual.onSubscribe(s);
+      s.start();
+    }
   }
 }

@@ -17,10 +17,20 @@ public interface CompletionChannel extends RdmaResource {
 
   /**
    * Waits up to {@code timeout} for an event to be ready. Blocks: call only from an event-loop
-   * thread of your own.
+   * thread of your own. Returns early (false when no event is ready) after {@link #wakeup()}, and
+   * when the channel is closed meanwhile: closing must never leave a waiter on a freed channel.
    */
   boolean awaitEvent(Duration timeout);
 
   /** The CQ of the next event (ibv_get_cq_event), or null when none is ready. Never blocks. */
   @Nullable CompletionQueue nextEvent();
+
+  /**
+   * Makes a concurrent {@link #awaitEvent} (or the next one) return promptly, so that an event
+   * loop serves a subscriber's request or a new subscription at once instead of at the end of its
+   * wait (as Netty's loops wake their selector). Thread-safe and never blocks; native providers
+   * poll an eventfd beside the channel's fd. The default does nothing: waits then end only at
+   * their timeout.
+   */
+  default void wakeup() {}
 }

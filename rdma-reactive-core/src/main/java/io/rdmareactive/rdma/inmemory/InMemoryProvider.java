@@ -1,0 +1,110 @@
+package io.rdmareactive.rdma.inmemory;
+
+import io.rdmareactive.rdma.NativeCallException;
+import io.rdmareactive.rdma.spi.ConnectionProvider;
+import io.rdmareactive.rdma.spi.RdmaProvider;
+import io.rdmareactive.rdma.verbs.RdmaContext;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The {@code in-memory} provider: verbs semantics in pure Java, for tests and machines without
+ * RDMA. All its devices share one process-wide fabric, so QPs of different contexts (and of
+ * different devices) connect to each other by QP number.
+ *
+ * <p>Devices come from the {@code rdma.inmemory.devices} system property, a comma-separated list
+ * of names (default {@code mem0}); a name suffixed {@code :basic} is a device without XRC, thread
+ * domains and parent domains (like rxe), whose calls fail with
+ * {@link io.rdmareactive.rdma.UnsupportedByDeviceException} (EOPNOTSUPP).
+ *
+ * <p>Simplifications, against a real RC transport: delivery is synchronous inside
+ * {@code postSend}; a send that finds no posted receive completes at once with
+ * {@code RNR_RETRY_EXC_ERR} whatever the RNR retry count (there is no retry), and any error
+ * completion moves the QP to ERROR; a send-queue slot is held from posting until its completion
+ * is polled (unsignaled sends free theirs at once); UD is not implemented.
+ */
+public final class InMemoryProvider implements RdmaProvider {
+  /** The provider's name, as {@code rdma.provider} selects it. */
+  public static final String NAME = "in-memory";
+
+  private final List<DeviceSpec> devices;
+
+  public InMemoryProvider() {
+    this(System.getProperty("rdma.inmemory.devices", "mem0"));
+  }
+
+  /** A provider with the devices {@code spec} names (see the class comment for the syntax). */
+  public InMemoryProvider(String spec) {
+    List<DeviceSpec> list = new ArrayList<>();
+    for (String s : spec.split(",")) {
+      String t = s.trim();
+      if (t.isEmpty()) {
+        continue;
+      }
+      int colon = t.indexOf(':');
+      String name = colon < 0 ? t : t.substring(0, colon);
+      String flavour = colon < 0 ? "" : t.substring(colon + 1).toLowerCase(Locale.ROOT);
+      if (!flavour.isEmpty() && !flavour.equals("basic")) {
+        throw new IllegalArgumentException("unknown in-memory device flavour '" + flavour + "' in '" + spec
+            + "' (only ':basic' is known)");
+      }
+      boolean full = !flavour.equals("basic");
+      list.add(new DeviceSpec(name, full, full));
+    }
+    this.devices = List.copyOf(list);
+  }
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public boolean isAvailable() {
+    return !devices.isEmpty();
+  }
+
+  @Override
+  public List<DeviceInfo> devices() {
+    return devices.stream().map(d -> new DeviceInfo(d.name(), d.guid(), NAME)).toList();
+  }
+
+  @Override
+  public RdmaContext open(String deviceName) {
+    for (DeviceSpec d : devices) {
+      if (d.name().equals(deviceName)) {
+        return new MemContext(d);
+      }
+    }
+    throw Fabric.failure("ibv_open_device", NativeCallException.ENODEV,
+        "no in-memory device named '" + deviceName + "' (devices: "
+            + devices.stream().map(DeviceSpec::name).toList() + ")");
+  }
+
+  /** Connections over the in-memory fabric, on the first device (see MemConnectionProvider). */
+  @Override
+  public ConnectionProvider connections() {
+    if (devices.isEmpty()) {
+      throw new UnsupportedOperationException("the in-memory provider has no devices (rdma.inmemory.devices is empty)");
+    }
+    return new MemConnectionProvider(devices.getFirst());
+  }
+
+  /**
+   * Live in-memory verbs objects by type ({@code context}, {@code pd}, {@code parent-domain},
+   * {@code td}, {@code mr}, {@code channel}, {@code cq}, {@code qp}, {@code srq}, {@code xrcd}),
+   * process-wide; types with none live are left out, so an empty map means nothing leaked.
+   */
+  public static Map<String, Integer> liveObjects() {
+    return Fabric.live();
+  }
+
+  /** A device: its name and which optional features it has. */
+  record DeviceSpec(String name, boolean xrc, boolean threadDomains) {
+    long guid() {
+      return 0x02_00_00_ff_fe_00_00_00L | (name.hashCode() & 0xFFFFFFL);
+    }
+  }
+}

@@ -1,0 +1,140 @@
+package io.rdmareactive.rdma.inmemory;
+
+import static io.rdmareactive.rdma.NativeCallException.EINVAL;
+import static io.rdmareactive.rdma.NativeCallException.ENOMEM;
+
+import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.verbs.ReceiveRequest;
+import io.rdmareactive.rdma.verbs.SharedReceiveQueue;
+import io.rdmareactive.rdma.verbs.SharedReceiveQueueOptions;
+import java.util.ArrayDeque;
+import org.jspecify.annotations.Nullable;
+
+final class MemSharedReceiveQueue extends AbstractRdmaResource implements SharedReceiveQueue {
+  final MemProtectionDomain scope;
+  private final MemProtectionDomain pd;
+  private final int maxWorkRequests;
+  private final int maxScatterGather;
+  private final int srqNumber;
+  /** XRC only: where its completions go. */
+  final @Nullable MemCompletionQueue cq;
+  final @Nullable XrcDomainCore xrcd;
+  final Cqe.Slots slots;
+  final ArrayDeque<RecvWqe> receives = new ArrayDeque<>(); // guarded by Fabric.LOCK
+
+  private MemSharedReceiveQueue(AbstractRdmaResource parent, MemProtectionDomain pd, SharedReceiveQueueOptions options,
+      int srqNumber, @Nullable MemCompletionQueue cq, @Nullable XrcDomainCore xrcd) {
+    super("in-memory " + (srqNumber < 0 ? "SRQ" : "XRC SRQ " + srqNumber) + " #" + Fabric.nextHandle(), parent);
+    this.scope = pd.scope();
+    this.pd = pd;
+    this.maxWorkRequests = options.maxWorkRequests();
+    this.maxScatterGather = options.maxScatterGather();
+    this.srqNumber = srqNumber;
+    this.cq = cq;
+    this.xrcd = xrcd;
+    this.slots = new Cqe.Slots(options.maxWorkRequests());
+  }
+
+  private static void check(SharedReceiveQueueOptions options) {
+    if (options.maxWorkRequests() > MemContext.MAX_QP_WR || options.maxScatterGather() > MemContext.MAX_SGE) {
+      throw Fabric.failure("ibv_create_srq", EINVAL, "SRQ of " + options.maxWorkRequests() + " work requests and "
+          + options.maxScatterGather() + " scatter/gather entries exceeds the device maximum of "
+          + MemContext.MAX_QP_WR + " and " + MemContext.MAX_SGE);
+    }
+  }
+
+  static MemSharedReceiveQueue plain(MemProtectionDomain pd, SharedReceiveQueueOptions options) {
+    check(options);
+    MemSharedReceiveQueue srq = new MemSharedReceiveQueue(pd, pd, options, -1, null, null);
+    Fabric.created("srq");
+    return srq;
+  }
+
+  static MemSharedReceiveQueue xrc(MemXrcDomain xrcd, MemProtectionDomain pd, MemCompletionQueue cq,
+      SharedReceiveQueueOptions options) {
+    check(options);
+    pd.ensureOpen();
+    cq.ensureOpen();
+    synchronized (Fabric.LOCK) {
+      cq.commit(options.maxWorkRequests(), "XRC SRQ");
+    }
+    MemSharedReceiveQueue srq;
+    try {
+      srq = new MemSharedReceiveQueue(xrcd, pd, options, Fabric.nextSrqNumber(), cq, xrcd.core);
+    } catch (RuntimeException e) {
+      synchronized (Fabric.LOCK) {
+        cq.uncommit(options.maxWorkRequests());
+      }
+      throw e;
+    }
+    try {
+      pd.acquireLease();
+      try {
+        cq.acquireLease();
+      } catch (RuntimeException e) {
+        pd.releaseLease();
+        throw e;
+      }
+    } catch (RuntimeException e) {
+      synchronized (Fabric.LOCK) {
+        cq.uncommit(options.maxWorkRequests());
+      }
+      srq.abandon();
+      throw e;
+    }
+    synchronized (Fabric.LOCK) {
+      Fabric.XRC_SRQS.put(srq.srqNumber, srq);
+    }
+    Fabric.created("srq");
+    return srq;
+  }
+
+  @Override
+  public int maxWorkRequests() {
+    return maxWorkRequests;
+  }
+
+  @Override
+  public int srqNumber() {
+    return srqNumber;
+  }
+
+  @Override
+  public void postReceive(ReceiveRequest request) {
+    ensureOpen();
+    if (request.scatterGather().count() > maxScatterGather) {
+      throw Fabric.failure("ibv_post_srq_recv", EINVAL, request.scatterGather().count()
+          + " scatter/gather entries exceed the SRQ's maximum of " + maxScatterGather);
+    }
+    RecvWqe w = RecvWqe.of(request);
+    synchronized (Fabric.LOCK) {
+      if (slots.full()) {
+        throw Fabric.failure("ibv_post_srq_recv", ENOMEM, "shared receive queue full: " + slots.used
+            + " of " + slots.capacity + " work requests outstanding (posted or completed but not polled)");
+      }
+      slots.used++;
+      receives.add(w);
+    }
+  }
+
+  @Override
+  protected void release() {
+    synchronized (Fabric.LOCK) {
+      receives.clear();
+      if (cq != null) {
+        Fabric.XRC_SRQS.remove(srqNumber);
+        cq.uncommit(maxWorkRequests);
+      }
+    }
+    if (cq != null) {
+      cq.releaseLease();
+      pd.releaseLease();
+    }
+    Fabric.released("srq");
+  }
+
+  @Override
+  protected String closeFunction() {
+    return "ibv_destroy_srq";
+  }
+}

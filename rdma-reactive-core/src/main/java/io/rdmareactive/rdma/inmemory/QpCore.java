@@ -1,0 +1,346 @@
+package io.rdmareactive.rdma.inmemory;
+
+import static io.rdmareactive.rdma.NativeCallException.EINVAL;
+import static io.rdmareactive.rdma.NativeCallException.ENOMEM;
+import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.LOC_LEN_ERR;
+import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.LOC_PROT_ERR;
+import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.REM_ACCESS_ERR;
+import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.REM_INV_REQ_ERR;
+import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.REM_OP_ERR;
+import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.RETRY_EXC_ERR;
+import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.RNR_RETRY_EXC_ERR;
+import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.SUCCESS;
+import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.WR_FLUSH_ERR;
+
+import io.rdmareactive.rdma.verbs.Access;
+import io.rdmareactive.rdma.verbs.QueuePairAddress;
+import io.rdmareactive.rdma.verbs.QueuePairConnectOptions;
+import io.rdmareactive.rdma.verbs.QueuePairState;
+import io.rdmareactive.rdma.verbs.QueuePairType;
+import io.rdmareactive.rdma.verbs.ReceiveRequest;
+import io.rdmareactive.rdma.verbs.ScatterGatherList;
+import io.rdmareactive.rdma.verbs.SendRequest;
+import io.rdmareactive.rdma.verbs.WorkCompletion;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayDeque;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A queue pair's state and its share of the wire: posting a send delivers it into the peer's
+ * receive queue, memory and CQ at once, under Fabric.LOCK.
+ */
+final class QpCore {
+  final int qpn;
+  final QueuePairType type;
+  final MemContext context;
+  /** Null for XRC receive QPs, which have no PD. */
+  final @Nullable MemProtectionDomain scope;
+  final @Nullable MemCompletionQueue sendCq;
+  final @Nullable MemCompletionQueue recvCq;
+  final @Nullable MemSharedReceiveQueue srq;
+  final @Nullable XrcDomainCore xrcd;
+  final int maxSendScatterGather;
+  final int maxReceiveScatterGather;
+  final int maxInlineData;
+  final boolean signalAll;
+  final Cqe.Slots sendSlots;
+  final Cqe.Slots recvSlots;
+
+  // guarded by Fabric.LOCK
+  QueuePairState state = QueuePairState.RESET;
+  private int remoteQpn = -1;
+  private int remoteAccess;
+  private final ArrayDeque<RecvWqe> receives = new ArrayDeque<>();
+  private int transferred;
+  /** Handles on this QP (XRC receive QPs may be opened several times). */
+  int handles = 1;
+
+  QpCore(QueuePairType type, MemContext context, @Nullable MemProtectionDomain scope,
+      @Nullable MemCompletionQueue sendCq, @Nullable MemCompletionQueue recvCq, @Nullable MemSharedReceiveQueue srq,
+      @Nullable XrcDomainCore xrcd, int maxSend, int maxReceive, int maxSendSge, int maxReceiveSge, int maxInline,
+      boolean signalAll) {
+    this.qpn = Fabric.nextQpNumber();
+    this.type = type;
+    this.context = context;
+    this.scope = scope;
+    this.sendCq = sendCq;
+    this.recvCq = recvCq;
+    this.srq = srq;
+    this.xrcd = xrcd;
+    this.maxSendScatterGather = maxSendSge;
+    this.maxReceiveScatterGather = maxReceiveSge;
+    this.maxInlineData = maxInline;
+    this.signalAll = signalAll;
+    this.sendSlots = new Cqe.Slots(maxSend);
+    this.recvSlots = new Cqe.Slots(maxReceive);
+  }
+
+  QueuePairState state() {
+    synchronized (Fabric.LOCK) {
+      return state;
+    }
+  }
+
+  QueuePairAddress localAddress(QueuePairConnectOptions options) {
+    return new QueuePairAddress(qpn, 0, context.queryGid(options.portNumber(), options.gidIndex()),
+        options.localPacketSequenceNumber());
+  }
+
+  void connect(QueuePairAddress remote, QueuePairConnectOptions options) {
+    MemContext.checkPort("ibv_modify_qp", options.portNumber());
+    if (options.gidIndex() < 0 || options.gidIndex() >= MemContext.GID_TABLE_LENGTH) {
+      throw Fabric.failure("ibv_modify_qp", EINVAL, "GID index " + options.gidIndex() + " is outside the table of "
+          + MemContext.GID_TABLE_LENGTH);
+    }
+    synchronized (Fabric.LOCK) {
+      if (state != QueuePairState.RESET && state != QueuePairState.INIT) {
+        throw Fabric.failure("ibv_modify_qp", EINVAL, "QP " + qpn + " is in state " + state
+            + "; connecting needs RESET or INIT");
+      }
+      remoteQpn = remote.qpNumber();
+      remoteAccess = Access.mask(options.remoteAccess());
+      state = type == QueuePairType.XRC_RECV ? QueuePairState.RTR : QueuePairState.RTS;
+    }
+  }
+
+  void toError() {
+    synchronized (Fabric.LOCK) {
+      toErrorLocked();
+    }
+  }
+
+  /** RESET to INIT, as rdma_create_qp leaves a connected-mode QP (for MemConnectionEndpoint). */
+  void toInit() {
+    synchronized (Fabric.LOCK) {
+      if (state == QueuePairState.RESET) {
+        state = QueuePairState.INIT;
+      }
+    }
+  }
+
+  private void toErrorLocked() {
+    if (state == QueuePairState.ERROR) {
+      return;
+    }
+    state = QueuePairState.ERROR;
+    RecvWqe w;
+    while ((w = receives.poll()) != null) {
+      recvCq.add(new Cqe(w.wrId(), WR_FLUSH_ERR, WorkCompletion.Opcode.RECV, 0, 0, false, qpn, 0, false, recvSlots));
+    }
+  }
+
+  void postReceive(ReceiveRequest request) {
+    if (srq != null) {
+      throw Fabric.failure("ibv_post_recv", EINVAL, "QP " + qpn + " receives through a shared receive queue; post there");
+    }
+    if (type == QueuePairType.XRC_SEND || type == QueuePairType.XRC_RECV) {
+      throw Fabric.failure("ibv_post_recv", EINVAL, type + " QP " + qpn + " has no receive queue");
+    }
+    if (request.scatterGather().count() > maxReceiveScatterGather) {
+      throw Fabric.failure("ibv_post_recv", EINVAL, request.scatterGather().count()
+          + " scatter/gather entries exceed the QP's maximum of " + maxReceiveScatterGather);
+    }
+    RecvWqe w = RecvWqe.of(request);
+    synchronized (Fabric.LOCK) {
+      if (state == QueuePairState.RESET) {
+        throw Fabric.failure("ibv_post_recv", EINVAL, "QP " + qpn + " is in state RESET; receives need INIT or later");
+      }
+      if (recvSlots.full()) {
+        throw Fabric.failure("ibv_post_recv", ENOMEM, "receive queue of QP " + qpn + " is full: " + recvSlots.used
+            + " of " + recvSlots.capacity + " work requests outstanding (posted or completed but not polled)");
+      }
+      recvSlots.used++;
+      if (state == QueuePairState.ERROR) {
+        recvCq.add(new Cqe(w.wrId(), WR_FLUSH_ERR, WorkCompletion.Opcode.RECV, 0, 0, false, qpn, 0, false, recvSlots));
+      } else {
+        receives.add(w);
+      }
+    }
+  }
+
+  void postSend(SendRequest request) {
+    ScatterGatherList sgl = request.scatterGather();
+    if (type == QueuePairType.XRC_RECV) {
+      throw Fabric.failure("ibv_post_send", EINVAL, "XRC receive QP " + qpn + " has no send queue");
+    }
+    if (sgl.count() > maxSendScatterGather) {
+      throw Fabric.failure("ibv_post_send", EINVAL, sgl.count() + " scatter/gather entries exceed the QP's maximum of "
+          + maxSendScatterGather);
+    }
+    if ((request.flags() & SendRequest.INLINE) != 0 && sgl.totalLength() > maxInlineData) {
+      throw Fabric.failure("ibv_post_send", EINVAL, "inline send of " + sgl.totalLength()
+          + " bytes exceeds the QP's maximum inline data of " + maxInlineData);
+    }
+    WorkCompletion.Opcode opcode = switch (request.opcode()) {
+      case SEND, SEND_WITH_IMM -> WorkCompletion.Opcode.SEND;
+      case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> WorkCompletion.Opcode.RDMA_WRITE;
+      case RDMA_READ -> WorkCompletion.Opcode.RDMA_READ;
+    };
+    synchronized (Fabric.LOCK) {
+      if (state == QueuePairState.RESET || state == QueuePairState.INIT || state == QueuePairState.RTR) {
+        throw Fabric.failure("ibv_post_send", EINVAL, "QP " + qpn + " is in state " + state + "; sends need RTS");
+      }
+      if (sendSlots.full()) {
+        throw Fabric.failure("ibv_post_send", ENOMEM, "send queue of QP " + qpn + " is full: " + sendSlots.used
+            + " of " + sendSlots.capacity + " work requests outstanding (completed but not polled)");
+      }
+      if (state != QueuePairState.RTS) {
+        completeSend(request.wrId(), WR_FLUSH_ERR, opcode, 0);
+        return;
+      }
+      WorkCompletion.Status status = execute(request);
+      if (status != SUCCESS) {
+        completeSend(request.wrId(), status, opcode, 0);
+        toErrorLocked();
+      } else if (signalAll || request.isSignaled()) {
+        completeSend(request.wrId(), SUCCESS, opcode, transferred);
+      }
+    }
+  }
+
+  private void completeSend(long wrId, WorkCompletion.Status status, WorkCompletion.Opcode opcode, int length) {
+    sendSlots.used++;
+    sendCq.add(new Cqe(wrId, status, opcode, length, 0, false, qpn, 0, false, sendSlots));
+  }
+
+  /** Carries out a send against the peer; returns the sender's completion status. Holds Fabric.LOCK. */
+  private WorkCompletion.Status execute(SendRequest r) {
+    ScatterGatherList sgl = r.scatterGather();
+    boolean read = r.opcode() == SendRequest.Opcode.RDMA_READ;
+    MemorySegment[] local = new MemorySegment[sgl.count()];
+    for (int i = 0; i < local.length; i++) {
+      local[i] = MemMemoryRegion.resolve(sgl.localKey(i), sgl.address(i), sgl.length(i), scope,
+          read ? Access.LOCAL_WRITE : null);
+      if (local[i] == null) {
+        return LOC_PROT_ERR;
+      }
+    }
+    long total = sgl.totalLength();
+    transferred = (int) Math.min(total, Integer.MAX_VALUE);
+    QpCore t = Fabric.QUEUE_PAIRS.get(remoteQpn);
+    // A peer that is gone, not ready, or connected elsewhere never acknowledges: the sender's retries run out.
+    if (t == null || (t.state != QueuePairState.RTR && t.state != QueuePairState.RTS) || t.remoteQpn != qpn
+        || (type == QueuePairType.XRC_SEND) != (t.type == QueuePairType.XRC_RECV)) {
+      return RETRY_EXC_ERR;
+    }
+    switch (r.opcode()) {
+      case RDMA_READ -> {
+        MemorySegment remote = (t.remoteAccess & Access.REMOTE_READ.bit()) == 0 ? null
+            : MemMemoryRegion.resolve(r.remoteKey(), r.remoteAddress(), total, t.scope, Access.REMOTE_READ);
+        if (remote == null) {
+          t.toErrorLocked();
+          return REM_ACCESS_ERR;
+        }
+        copy(new MemorySegment[] {remote}, local);
+        return SUCCESS;
+      }
+      case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> {
+        MemorySegment remote = (t.remoteAccess & Access.REMOTE_WRITE.bit()) == 0 ? null
+            : MemMemoryRegion.resolve(r.remoteKey(), r.remoteAddress(), total, t.scope, Access.REMOTE_WRITE);
+        if (remote == null) {
+          t.toErrorLocked();
+          return REM_ACCESS_ERR;
+        }
+        if (r.opcode() == SendRequest.Opcode.RDMA_WRITE) {
+          copy(local, new MemorySegment[] {remote});
+          return SUCCESS;
+        }
+        return deliver(t, r, local, remote);
+      }
+      default -> {
+        return deliver(t, r, local, null);
+      }
+    }
+  }
+
+  /** A send, or the receive-consuming part of a write with immediate. Holds Fabric.LOCK. */
+  private WorkCompletion.Status deliver(QpCore t, SendRequest r, MemorySegment[] local,
+      @Nullable MemorySegment writeTarget) {
+    ArrayDeque<RecvWqe> queue;
+    Cqe.Slots slots;
+    MemCompletionQueue cq;
+    MemProtectionDomain rscope;
+    if (type == QueuePairType.XRC_SEND) {
+      MemSharedReceiveQueue s = Fabric.XRC_SRQS.get(r.remoteSrqNumber());
+      if (s == null || s.xrcd != t.xrcd) {
+        return REM_INV_REQ_ERR;
+      }
+      queue = s.receives;
+      slots = s.slots;
+      cq = s.cq;
+      rscope = s.scope;
+    } else if (t.srq != null) {
+      queue = t.srq.receives;
+      slots = t.srq.slots;
+      cq = t.recvCq;
+      rscope = t.srq.scope;
+    } else {
+      queue = t.receives;
+      slots = t.recvSlots;
+      cq = t.recvCq;
+      rscope = t.scope;
+    }
+    RecvWqe w = queue.poll();
+    if (w == null) {
+      // No retry here: RNR retries are not modelled, whatever the count (see InMemoryProvider).
+      return RNR_RETRY_EXC_ERR;
+    }
+    boolean imm = r.opcode().hasImmediate();
+    boolean solicited = (r.flags() & SendRequest.SOLICITED) != 0;
+    if (writeTarget != null) {
+      copy(local, new MemorySegment[] {writeTarget});
+      cq.add(new Cqe(w.wrId(), SUCCESS, WorkCompletion.Opcode.RECV_RDMA_WITH_IMM, transferred, r.immediateData(), true,
+          t.qpn, qpn, solicited, slots));
+      return SUCCESS;
+    }
+    if (transferred > w.capacity()) {
+      cq.add(new Cqe(w.wrId(), LOC_LEN_ERR, WorkCompletion.Opcode.RECV, 0, 0, false, t.qpn, qpn, solicited, slots));
+      t.toErrorLocked();
+      return REM_INV_REQ_ERR;
+    }
+    MemorySegment[] dst = new MemorySegment[w.addresses().length];
+    for (int i = 0; i < dst.length; i++) {
+      dst[i] = MemMemoryRegion.resolve(w.keys()[i], w.addresses()[i], w.lengths()[i], rscope, Access.LOCAL_WRITE);
+      if (dst[i] == null) {
+        cq.add(new Cqe(w.wrId(), LOC_PROT_ERR, WorkCompletion.Opcode.RECV, 0, 0, false, t.qpn, qpn, solicited, slots));
+        t.toErrorLocked();
+        return REM_OP_ERR;
+      }
+    }
+    copy(local, dst);
+    cq.add(new Cqe(w.wrId(), SUCCESS, WorkCompletion.Opcode.RECV, transferred, imm ? r.immediateData() : 0, imm,
+        t.qpn, qpn, solicited, slots));
+    return SUCCESS;
+  }
+
+  /** Gathers {@code src} in order and scatters it over {@code dst}, up to the shorter total. */
+  private static void copy(MemorySegment[] src, MemorySegment[] dst) {
+    int si = 0;
+    int di = 0;
+    long so = 0;
+    long dof = 0;
+    while (si < src.length && di < dst.length) {
+      long n = Math.min(src[si].byteSize() - so, dst[di].byteSize() - dof);
+      if (n > 0) {
+        MemorySegment.copy(src[si], so, dst[di], dof, n);
+      }
+      so += n;
+      dof += n;
+      if (so == src[si].byteSize()) {
+        si++;
+        so = 0;
+      }
+      if (dof == dst[di].byteSize()) {
+        di++;
+        dof = 0;
+      }
+    }
+  }
+
+  /** Unregisters from the fabric once its last handle closes. Holds Fabric.LOCK. */
+  void destroyLocked() {
+    Fabric.QUEUE_PAIRS.remove(qpn);
+    state = QueuePairState.ERROR;
+    receives.clear();
+  }
+}

@@ -1,0 +1,17 @@
+package io.rdmareactive.rdma.internal;
+
+import reactor.blockhound.BlockHound;
+import reactor.blockhound.integration.BlockHoundIntegration;
+
+/**
+ * Tells BlockHound (when an application installs it) that the completion event loops
+ * ({@code rdma-cq-N}, non-blocking threads) may block in exactly one place: waiting on their
+ * completion channel. Anything else that blocks there, such as a subscriber sleeping in
+ * {@code onNext}, is still reported. Loaded by BlockHound through ServiceLoader only.
+ */
+public final class RdmaBlockHoundIntegration implements BlockHoundIntegration {
+  @Override
+  public void applyTo(BlockHound.Builder builder) {
+    builder.allowBlockingCallsInside("io.rdmareactive.rdma.internal.CompletionEventLoop", "awaitEvent");
+  }
+}

@@ -1,0 +1,413 @@
+package io.rdmareactive.rdma.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rdmareactive.rdma.AlreadyExistsException;
+import io.rdmareactive.rdma.NativeCallException;
+import io.rdmareactive.rdma.ResourceBusyException;
+import io.rdmareactive.rdma.ResourceClosedException;
+import io.rdmareactive.rdma.UnsupportedByDeviceException;
+import io.rdmareactive.rdma.verbs.Access;
+import io.rdmareactive.rdma.verbs.CompletionChannel;
+import io.rdmareactive.rdma.verbs.CompletionQueue;
+import io.rdmareactive.rdma.verbs.MemoryRegion;
+import io.rdmareactive.rdma.verbs.ParentDomain;
+import io.rdmareactive.rdma.verbs.PortAttributes;
+import io.rdmareactive.rdma.verbs.ProtectionDomain;
+import io.rdmareactive.rdma.verbs.QueuePair;
+import io.rdmareactive.rdma.verbs.QueuePairConnectOptions;
+import io.rdmareactive.rdma.verbs.QueuePairOptions;
+import io.rdmareactive.rdma.verbs.QueuePairState;
+import io.rdmareactive.rdma.verbs.QueuePairType;
+import io.rdmareactive.rdma.verbs.RdmaContext;
+import io.rdmareactive.rdma.verbs.ReceiveRequest;
+import io.rdmareactive.rdma.verbs.SendRequest;
+import io.rdmareactive.rdma.verbs.SharedReceiveQueue;
+import io.rdmareactive.rdma.verbs.SharedReceiveQueueOptions;
+import io.rdmareactive.rdma.verbs.ThreadDomain;
+import io.rdmareactive.rdma.verbs.WorkCompletion;
+import io.rdmareactive.rdma.verbs.WorkCompletion.Status;
+import io.rdmareactive.rdma.verbs.XrcDomain;
+import io.rdmareactive.rdma.verbs.XrcDomainOptions;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Verbs semantics every provider must show. Subclass with the provider's hooks. */
+public abstract class AbstractVerbsConformanceTest extends ConformanceHooks {
+  protected RdmaContext context;
+
+  @BeforeEach
+  void open() {
+    context = openContext();
+  }
+
+  @AfterEach
+  void closeContext() {
+    context.close();
+  }
+
+  private QueuePairConnectOptions connect() {
+    return QueuePairConnectOptions.defaults().withGidIndex(gidIndex());
+  }
+
+  private Loopback loopback(int depth) {
+    return new Loopback(context, gidIndex(), depth, false, connect());
+  }
+
+  private static void put(MemorySegment m, long offset, String s) {
+    byte[] b = s.getBytes(StandardCharsets.UTF_8);
+    MemorySegment.copy(b, 0, m, ValueLayout.JAVA_BYTE, offset, b.length);
+  }
+
+  private static String get(MemorySegment m, long offset, int length) {
+    return new String(m.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.UTF_8);
+  }
+
+  @Test
+  void queriesDescribeTheDeviceAndRejectBadPorts() {
+    assertThat(context.queryDevice().maxQueuePairWorkRequests()).isPositive();
+    assertThat(context.queryDevice().supportsXrc()).isEqualTo(supportsXrc());
+    assertThat(context.queryPort(1).state()).isEqualTo(PortAttributes.PortState.ACTIVE);
+    assertThat(context.queryGid(1, gidIndex())).hasSize(16);
+    assertThatThrownBy(() -> context.queryPort(99)).isInstanceOf(NativeCallException.class)
+        .hasMessageContaining("ibv_query_port");
+  }
+
+  @Test
+  void sendLandsInThePostedReceiveWithItsLengthAndImmediate() {
+    try (Loopback l = loopback(16)) {
+      put(l.memory, 0, "hello rdma");
+      l.receiveOnB(100, 1024, 64);
+      l.receiveOnB(101, 2048, 64);
+      SendRequest send = new SendRequest();
+      l.a.postSend(send.send(1, l.mr, 0, 10));
+      l.a.postSend(send.send(2, l.mr, 0, 5).opcode(SendRequest.Opcode.SEND_WITH_IMM).immediate(0xCAFE));
+      List<WorkCompletion> wcs = l.pollAtLeast(4);
+      assertThat(wcs).allMatch(WorkCompletion::isSuccess);
+      WorkCompletion first = wcs.stream().filter(w -> w.wrId() == 100).findFirst().orElseThrow();
+      WorkCompletion second = wcs.stream().filter(w -> w.wrId() == 101).findFirst().orElseThrow();
+      assertThat(first.opcode()).isEqualTo(WorkCompletion.Opcode.RECV);
+      assertThat(first.byteLength()).isEqualTo(10);
+      assertThat(first.qpNumber()).isEqualTo(l.b.qpNumber());
+      assertThat(first.hasImmediate()).isFalse();
+      assertThat(second.byteLength()).isEqualTo(5);
+      assertThat(second.hasImmediate()).isTrue();
+      assertThat(second.immediateData()).isEqualTo(0xCAFE);
+      assertThat(wcs).filteredOn(w -> w.wrId() == 1 || w.wrId() == 2)
+          .extracting(WorkCompletion::opcode).containsOnly(WorkCompletion.Opcode.SEND);
+      assertThat(get(l.memory, 1024, 10)).isEqualTo("hello rdma");
+      assertThat(get(l.memory, 2048, 5)).isEqualTo("hello");
+    }
+  }
+
+  @Test
+  void rdmaWriteAndReadMoveBytesWithoutReceives() {
+    try (Loopback l = loopback(16)) {
+      put(l.memory, 0, "written");
+      SendRequest req = new SendRequest();
+      l.a.postSend(req.write(1, l.mr, 0, 7, l.mr.address() + 4096, l.mr.remoteKey()));
+      assertThat(l.pollAtLeast(1)).singleElement().satisfies(w -> {
+        assertThat(w.status()).isEqualTo(Status.SUCCESS);
+        assertThat(w.opcode()).isEqualTo(WorkCompletion.Opcode.RDMA_WRITE);
+      });
+      assertThat(get(l.memory, 4096, 7)).isEqualTo("written");
+      l.a.postSend(req.read(2, l.mr, 8192, 7, l.mr.address() + 4096, l.mr.remoteKey()));
+      assertThat(l.pollAtLeast(1)).singleElement().satisfies(w -> {
+        assertThat(w.status()).isEqualTo(Status.SUCCESS);
+        assertThat(w.opcode()).isEqualTo(WorkCompletion.Opcode.RDMA_READ);
+        assertThat(w.byteLength()).isEqualTo(7);
+      });
+      assertThat(get(l.memory, 8192, 7)).isEqualTo("written");
+    }
+  }
+
+  @Test
+  void writeWithImmediateConsumesAReceive() {
+    try (Loopback l = loopback(16)) {
+      l.receiveOnB(7, 0, 16);
+      SendRequest req = new SendRequest().write(1, l.mr, 0, 32, l.mr.address() + 100, l.mr.remoteKey())
+          .opcode(SendRequest.Opcode.RDMA_WRITE_WITH_IMM).immediate(42);
+      l.a.postSend(req);
+      List<WorkCompletion> wcs = l.pollAtLeast(2);
+      assertThat(wcs).filteredOn(w -> w.wrId() == 7).singleElement().satisfies(w -> {
+        assertThat(w.opcode()).isEqualTo(WorkCompletion.Opcode.RECV_RDMA_WITH_IMM);
+        assertThat(w.immediateData()).isEqualTo(42);
+        assertThat(w.byteLength()).isEqualTo(32);
+      });
+    }
+  }
+
+  @Test
+  void unsignaledSendsCompleteSilently() {
+    try (Loopback l = loopback(16)) {
+      SendRequest req = new SendRequest();
+      l.a.postSend(req.write(1, l.mr, 0, 8, l.mr.address() + 64, l.mr.remoteKey()).flags(0));
+      l.a.postSend(req.write(2, l.mr, 0, 8, l.mr.address() + 64, l.mr.remoteKey()));
+      assertThat(l.pollAtLeast(1)).extracting(WorkCompletion::wrId).containsExactly(2L);
+      assertThat(l.pollAvailable(50)).isEmpty();
+    }
+  }
+
+  @Test
+  void messageLargerThanTheReceiveBufferFailsBothSides() {
+    try (Loopback l = loopback(16)) {
+      l.receiveOnB(9, 0, 16);
+      l.a.postSend(new SendRequest().send(1, l.mr, 0, 64));
+      List<WorkCompletion> wcs = l.pollAtLeast(2);
+      assertThat(wcs).filteredOn(w -> w.wrId() == 9).singleElement()
+          .extracting(WorkCompletion::status).isEqualTo(Status.LOC_LEN_ERR);
+      assertThat(wcs).filteredOn(w -> w.wrId() == 1).singleElement()
+          .extracting(WorkCompletion::isSuccess).isEqualTo(false);
+      assertThat(l.b.state()).isEqualTo(QueuePairState.ERROR);
+    }
+  }
+
+  @Test
+  void writingMemoryWithoutRemoteAccessFailsWithRemoteAccessError() {
+    try (Loopback l = loopback(16); Arena arena = Arena.ofConfined()) {
+      MemoryRegion local = l.pd.registerMemory(arena.allocate(4096), Access.local());
+      try {
+        l.a.postSend(new SendRequest().write(1, l.mr, 0, 8, local.address(), local.remoteKey()));
+        assertThat(l.pollAtLeast(1)).singleElement().extracting(WorkCompletion::status)
+            .isEqualTo(Status.REM_ACCESS_ERR);
+        assertThat(l.a.state()).isEqualTo(QueuePairState.ERROR);
+      } finally {
+        local.close();
+      }
+    }
+  }
+
+  @Test
+  void sendingFromOutsideARegionFailsWithLocalProtectionError() {
+    try (Loopback l = loopback(16)) {
+      l.receiveOnB(1, 0, 64);
+      SendRequest bad = new SendRequest();
+      bad.reset(5, SendRequest.Opcode.SEND).scatterGather().add(l.mr.address() + Loopback.BUFFER - 4, 64,
+          l.mr.localKey());
+      l.a.postSend(bad);
+      assertThat(l.pollAtLeast(1)).filteredOn(w -> w.wrId() == 5).singleElement()
+          .extracting(WorkCompletion::status).isEqualTo(Status.LOC_PROT_ERR);
+    }
+  }
+
+  @Test
+  void sendWithoutAPostedReceiveFailsWithRnrWhenRetriesAreExhausted() {
+    try (Loopback l = new Loopback(context, gidIndex(), 16, false, connect().withRnrRetry(0))) {
+      l.a.postSend(new SendRequest().send(3, l.mr, 0, 8));
+      assertThat(l.pollAtLeast(1)).singleElement().extracting(WorkCompletion::status)
+          .isEqualTo(Status.RNR_RETRY_EXC_ERR);
+      assertThat(l.a.state()).isEqualTo(QueuePairState.ERROR);
+    }
+  }
+
+  @Test
+  void toErrorFlushesPostedReceives() {
+    try (Loopback l = loopback(16)) {
+      l.receiveOnB(1, 0, 8);
+      l.receiveOnB(2, 8, 8);
+      l.b.toError();
+      assertThat(l.pollAtLeast(2)).extracting(WorkCompletion::wrId, WorkCompletion::status)
+          .containsExactly(org.assertj.core.groups.Tuple.tuple(1L, Status.WR_FLUSH_ERR),
+              org.assertj.core.groups.Tuple.tuple(2L, Status.WR_FLUSH_ERR));
+    }
+  }
+
+  @Test
+  void parentsWithLiveChildrenRefuseToCloseAndStayUsable() {
+    ProtectionDomain pd = context.allocateProtectionDomain();
+    try (Arena arena = Arena.ofConfined()) {
+      MemoryRegion mr = pd.registerMemory(arena.allocate(4096), Access.local());
+      assertThatThrownBy(pd::close).isInstanceOf(ResourceBusyException.class)
+          .satisfies(e -> assertThat(((ResourceBusyException) e).errno()).isEqualTo(NativeCallException.EBUSY));
+      assertThat(pd.isClosed()).isFalse();
+      assertThatThrownBy(context::close).isInstanceOf(ResourceBusyException.class);
+      mr.close();
+    }
+    pd.close();
+    CompletionChannel channel = context.createCompletionChannel();
+    CompletionQueue cq = context.createCompletionQueue(8, channel);
+    assertThatThrownBy(channel::close).isInstanceOf(ResourceBusyException.class);
+    ProtectionDomain pd2 = context.allocateProtectionDomain();
+    QueuePair qp = pd2.createQueuePair(QueuePairOptions.reliable(cq, 4));
+    assertThatThrownBy(cq::close).isInstanceOf(ResourceBusyException.class);
+    assertThatThrownBy(pd2::close).isInstanceOf(ResourceBusyException.class);
+    qp.close();
+    pd2.close();
+    cq.close();
+    channel.close();
+  }
+
+  @Test
+  void useAfterCloseFailsCleanlyAndCloseIsIdempotent() {
+    ProtectionDomain pd = context.allocateProtectionDomain();
+    CompletionQueue cq = context.createCompletionQueue(8, null);
+    pd.close();
+    pd.close();
+    cq.close();
+    assertThat(pd.isClosed()).isTrue();
+    assertThatThrownBy(() -> pd.createQueuePair(QueuePairOptions.reliable(cq, 1)))
+        .isInstanceOf(ResourceClosedException.class);
+    assertThatThrownBy(() -> cq.poll(1, wc -> {})).isInstanceOf(ResourceClosedException.class);
+    assertThatThrownBy(() -> cq.requestNotification(false)).isInstanceOf(ResourceClosedException.class);
+  }
+
+  @Test
+  void queuePairsDeeperThanTheirCompletionQueueAreRejected() {
+    CompletionQueue cq = context.createCompletionQueue(16, null);
+    ProtectionDomain pd = context.allocateProtectionDomain();
+    try {
+      assertThatThrownBy(() -> pd.createQueuePair(QueuePairOptions.reliable(cq, 64)))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("16");
+      QueuePair fits = pd.createQueuePair(QueuePairOptions.reliable(cq, 8));
+      assertThatThrownBy(() -> pd.createQueuePair(QueuePairOptions.reliable(cq, 1)))
+          .as("the first QP took all 16 entries").isInstanceOf(IllegalArgumentException.class);
+      fits.close();
+      pd.createQueuePair(QueuePairOptions.reliable(cq, 8)).close();
+    } finally {
+      pd.close();
+      cq.close();
+    }
+  }
+
+  @Test
+  void channelEventsAreOneShotAndCounted() {
+    try (Loopback l = new Loopback(context, gidIndex(), 16, true, connect())) {
+      CompletionChannel channel = l.channel;
+      l.cq.requestNotification(false);
+      l.write(1);
+      assertThat(channel.awaitEvent(Duration.ofSeconds(5))).isTrue();
+      assertThat(channel.nextEvent()).isSameAs(l.cq);
+      assertThat(channel.nextEvent()).as("one event per arm").isNull();
+      l.write(2);
+      assertThat(channel.awaitEvent(Duration.ofMillis(200))).as("not re-armed: no event").isFalse();
+      l.cq.acknowledgeEvents(1);
+      assertThat(l.pollAtLeast(2)).extracting(WorkCompletion::wrId).containsExactly(1L, 2L);
+    }
+  }
+
+  @Test
+  void sharedReceiveQueueFeedsSeveralQueuePairs() {
+    ProtectionDomain pd = context.allocateProtectionDomain();
+    CompletionQueue cq = context.createCompletionQueue(64, null);
+    SharedReceiveQueue srq = pd.createSharedReceiveQueue(SharedReceiveQueueOptions.of(8));
+    try (Arena arena = Arena.ofConfined()) {
+      MemoryRegion mr = pd.registerMemory(arena.allocate(4096), Access.remote());
+      QueuePair a = pd.createQueuePair(QueuePairOptions.reliable(cq, 4));
+      QueuePair b = pd.createQueuePair(QueuePairOptions.reliable(cq, 4).withSharedReceiveQueue(srq));
+      a.connect(b.localAddress(connect()), connect());
+      b.connect(a.localAddress(connect()), connect());
+      assertThatThrownBy(srq::close).isInstanceOf(ResourceBusyException.class);
+      srq.postReceive(new ReceiveRequest().set(77, mr, 512, 64));
+      a.postSend(new SendRequest().send(1, mr, 0, 16));
+      List<WorkCompletion> wcs = new Loopback.Poller(cq).pollAtLeast(2);
+      assertThat(wcs).filteredOn(w -> w.wrId() == 77).singleElement().satisfies(w -> {
+        assertThat(w.isSuccess()).isTrue();
+        assertThat(w.qpNumber()).isEqualTo(b.qpNumber());
+      });
+      a.close();
+      b.close();
+      mr.close();
+    } finally {
+      srq.close();
+      cq.close();
+      pd.close();
+    }
+  }
+
+  @Test
+  void xrcDomainsAreSharedByInodeOrCleanlyUnsupported(@TempDir Path dir) {
+    Path file = dir.resolve("xrcd");
+    if (!supportsXrc()) {
+      assertThatThrownBy(() -> context.openXrcDomain(XrcDomainOptions.shared(file)))
+          .isInstanceOf(UnsupportedByDeviceException.class)
+          .satisfies(e -> assertThat(((NativeCallException) e).errno()).isEqualTo(NativeCallException.EOPNOTSUPP));
+      return;
+    }
+    XrcDomain first = context.openXrcDomain(XrcDomainOptions.shared(file));
+    XrcDomain second = context.openXrcDomain(XrcDomainOptions.existing(file));
+    assertThatThrownBy(() -> context.openXrcDomain(XrcDomainOptions.exclusive(file)))
+        .isInstanceOf(AlreadyExistsException.class)
+        .satisfies(e -> assertThat(((NativeCallException) e).errno()).isEqualTo(NativeCallException.EEXIST));
+    XrcDomain priv = context.openXrcDomain(XrcDomainOptions.privateDomain());
+    priv.close();
+    second.close();
+    first.close();
+  }
+
+  @Test
+  void xrcSendsReachTheTargetSharedReceiveQueueByNumber() {
+    if (!supportsXrc()) {
+      assertThatThrownBy(() -> context.openXrcDomain(XrcDomainOptions.privateDomain()))
+          .isInstanceOf(UnsupportedByDeviceException.class);
+      return;
+    }
+    ProtectionDomain pd = context.allocateProtectionDomain();
+    CompletionQueue cq = context.createCompletionQueue(64, null);
+    XrcDomain xrcd = context.openXrcDomain(XrcDomainOptions.privateDomain());
+    try (Arena arena = Arena.ofConfined()) {
+      MemoryRegion mr = pd.registerMemory(arena.allocate(4096), Access.remote());
+      SharedReceiveQueue srq = xrcd.createSharedReceiveQueue(pd, cq, SharedReceiveQueueOptions.of(8));
+      QueuePair target = xrcd.createReceiveQueuePair();
+      QueuePair opened = xrcd.openQueuePair(target.qpNumber());
+      QueuePair sender = pd.createQueuePair(QueuePairOptions.reliable(cq, 8).withType(QueuePairType.XRC_SEND));
+      assertThat(target.type()).isEqualTo(QueuePairType.XRC_RECV);
+      assertThat(opened.qpNumber()).isEqualTo(target.qpNumber());
+      assertThat(srq.srqNumber()).isNotNegative();
+      target.connect(sender.localAddress(connect()), connect());
+      sender.connect(target.localAddress(connect()), connect());
+      assertThatThrownBy(xrcd::close).isInstanceOf(ResourceBusyException.class);
+      srq.postReceive(new ReceiveRequest().set(55, mr, 1024, 64));
+      sender.postSend(new SendRequest().send(1, mr, 0, 16).remoteSrqNumber(srq.srqNumber()));
+      List<WorkCompletion> wcs = new Loopback.Poller(cq).pollAtLeast(2);
+      assertThat(wcs).extracting(WorkCompletion::wrId).containsExactlyInAnyOrder(1L, 55L);
+      assertThat(wcs).allMatch(WorkCompletion::isSuccess);
+      sender.close();
+      opened.close();
+      target.close();
+      srq.close();
+      mr.close();
+    } finally {
+      xrcd.close();
+      cq.close();
+      pd.close();
+    }
+  }
+
+  @Test
+  void parentDomainsWorkAsProtectionDomainsOrAreCleanlyUnsupported() {
+    if (!supportsThreadDomains()) {
+      assertThatThrownBy(context::allocateThreadDomain).isInstanceOf(UnsupportedByDeviceException.class)
+          .satisfies(e -> assertThat(((NativeCallException) e).errno()).isEqualTo(NativeCallException.EOPNOTSUPP));
+      return;
+    }
+    ThreadDomain td = context.allocateThreadDomain();
+    ProtectionDomain pd = context.allocateProtectionDomain();
+    ParentDomain parent = pd.allocateParentDomain(td);
+    CompletionQueue cq = context.createCompletionQueue(16, null);
+    try (Arena arena = Arena.ofConfined()) {
+      assertThat(parent.protectionDomain()).isSameAs(pd);
+      assertThat(parent.threadDomain()).isSameAs(td);
+      MemoryRegion mr = parent.registerMemory(arena.allocate(4096), Access.local());
+      QueuePair qp = parent.createQueuePair(QueuePairOptions.reliable(cq, 4));
+      assertThatThrownBy(td::close).isInstanceOf(ResourceBusyException.class);
+      assertThatThrownBy(pd::close).isInstanceOf(ResourceBusyException.class);
+      qp.close();
+      mr.close();
+    } finally {
+      cq.close();
+      parent.close();
+      pd.close();
+      td.close();
+    }
+  }
+}

@@ -1,0 +1,48 @@
+package io.rdmareactive.rdma.conformance;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rdmareactive.rdma.verbs.RdmaContext;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+
+/**
+ * What a provider supplies to run the conformance suites: how to open a device, which optional
+ * features it has, and a view of its live verbs objects. Every test checks that it left no more
+ * live objects than it found.
+ */
+public abstract class ConformanceHooks {
+  private Map<String, Integer> liveBefore = Map.of();
+
+  /** Opens a fresh context on the device under test; the test closes it. */
+  protected abstract RdmaContext openContext();
+
+  /** Whether the device has XRC (mlx5: yes; rxe: no, and the suite then expects EOPNOTSUPP). */
+  protected abstract boolean supportsXrc();
+
+  /** Whether the device has thread and parent domains (mlx5: yes; rxe: no). */
+  protected abstract boolean supportsThreadDomains();
+
+  /** GID index for CM-less connects (RoCE needs the right one; in-memory takes any). */
+  protected int gidIndex() {
+    return 0;
+  }
+
+  /**
+   * Live verbs objects by type (in-memory: its counters; native: {@code rdma resource show}).
+   * Compared before and after each test, so a provider that cannot tell returns an empty map.
+   */
+  protected abstract Map<String, Integer> liveResources();
+
+  @BeforeEach
+  void snapshotLiveResources() {
+    liveBefore = liveResources();
+  }
+
+  @AfterEach
+  void assertNothingLeaked() {
+    assertThat(liveResources()).as("live verbs objects after the test (before: %s)", liveBefore)
+        .isEqualTo(liveBefore);
+  }
+}

@@ -1,0 +1,28 @@
+package io.rdmareactive.rdma.inmemory;
+
+import io.rdmareactive.rdma.conformance.AbstractVerbsConformanceTest;
+import io.rdmareactive.rdma.verbs.RdmaContext;
+import java.util.Map;
+
+class InMemoryVerbsConformanceTest extends AbstractVerbsConformanceTest {
+  @Override
+  protected RdmaContext openContext() {
+    return new InMemoryProvider().open("mem0");
+  }
+
+  @Override
+  protected boolean supportsXrc() {
+    return true;
+  }
+
+  @Override
+  protected boolean supportsThreadDomains() {
+    return true;
+  }
+
+  @Override
+  protected Map<String, Integer> liveResources() {
+    return InMemoryProvider.liveObjects();
+  }
+
+}

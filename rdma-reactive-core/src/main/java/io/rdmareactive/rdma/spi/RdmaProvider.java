@@ -20,6 +20,15 @@ public interface RdmaProvider {
   /** Opens {@code deviceName}. */
   RdmaContext open(String deviceName);
 
+  /**
+   * Connection establishment (the RDMA CM's role) for the transport.
+   *
+   * @throws UnsupportedOperationException when this provider has none
+   */
+  default ConnectionProvider connections() {
+    throw new UnsupportedOperationException("provider '" + name() + "' does not establish connections");
+  }
+
   /** A device as listed by a provider. */
   record DeviceInfo(String name, long guid, String provider) {}
 }

@@ -1,0 +1,130 @@
+package io.rdmareactive.rdma.inmemory;
+
+import io.rdmareactive.rdma.ConnectionException;
+import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.Endpoint;
+import io.rdmareactive.rdma.spi.EndpointOptions;
+import io.rdmareactive.rdma.spi.Listener;
+import java.net.InetSocketAddress;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.FluxSink;
+
+/** A port on the in-memory fabric: queued connect requests, handed out as passive endpoints on demand. */
+final class MemConnectionListener extends AbstractRdmaResource implements Listener {
+  private final MemConnectionProvider provider;
+  private final InetSocketAddress address;
+  private final EndpointOptions options;
+  private final ConcurrentLinkedQueue<MemConnectionEndpoint.Request> pending = new ConcurrentLinkedQueue<>();
+  private final AtomicInteger wip = new AtomicInteger();
+  private final AtomicBoolean subscribed = new AtomicBoolean();
+  private volatile @Nullable FluxSink<Endpoint> sink;
+
+  MemConnectionListener(MemConnectionProvider provider, InetSocketAddress address, EndpointOptions options) {
+    super("in-memory listener on port " + address.getPort(), null);
+    this.provider = provider;
+    this.address = address;
+    this.options = options;
+    Fabric.created("listener");
+  }
+
+  /** Undoes construction when the port turned out to be taken. */
+  void abandonUnbound() {
+    close();
+  }
+
+  @Override
+  public InetSocketAddress boundAddress() {
+    return address;
+  }
+
+  @Override
+  public Flux<Endpoint> incoming() {
+    return Flux.create(s -> {
+      if (!subscribed.compareAndSet(false, true)) {
+        s.error(new IllegalStateException(this + " already has a subscriber"));
+        return;
+      }
+      if (isClosed()) {
+        s.complete();
+        return;
+      }
+      sink = s;
+      s.onRequest(n -> drain());
+      s.onDispose(() -> sink = null);
+      if (isClosed()) {
+        s.complete();
+      }
+    });
+  }
+
+  /** An initiator's connect request arrived; false when this listener is closed. */
+  boolean offer(MemConnectionEndpoint.Request request) {
+    if (isClosed()) {
+      return false;
+    }
+    pending.add(request);
+    if (isClosed() || MemConnectionProvider.LISTENERS.get(address.getPort()) != this) {
+      rejectPending();
+      return true;
+    }
+    drain();
+    return true;
+  }
+
+  private void drain() {
+    if (wip.getAndIncrement() != 0) {
+      return;
+    }
+    int missed = 1;
+    do {
+      FluxSink<Endpoint> s = sink;
+      while (s != null && s.requestedFromDownstream() > 0 && !isClosed()) {
+        MemConnectionEndpoint.Request r = pending.poll();
+        if (r == null) {
+          break;
+        }
+        if (!r.isPending()) {
+          continue; // its initiator gave up
+        }
+        MemConnectionEndpoint ep;
+        try {
+          ep = provider.passive(r, address, options);
+        } catch (RuntimeException e) {
+          r.reject(new ConnectionException(ConnectionException.Reason.REFUSED,
+              "the listener on " + address + " could not create an endpoint: " + e.getMessage(), e));
+          continue;
+        }
+        s.next(ep);
+      }
+      missed = wip.addAndGet(-missed);
+    } while (missed != 0);
+  }
+
+  private void rejectPending() {
+    MemConnectionEndpoint.Request r;
+    while ((r = pending.poll()) != null) {
+      r.reject(new ConnectionException(ConnectionException.Reason.REFUSED,
+          "connection refused: the listener on " + address + " closed", null));
+    }
+  }
+
+  @Override
+  protected void release() {
+    MemConnectionProvider.LISTENERS.remove(address.getPort(), this);
+    rejectPending();
+    FluxSink<Endpoint> s = sink;
+    if (s != null) {
+      s.complete();
+    }
+    Fabric.released("listener");
+  }
+
+  @Override
+  protected String closeFunction() {
+    return "rdma_destroy_id";
+  }
+}

@@ -1,0 +1,75 @@
+package io.rdmareactive.rdma.inmemory;
+
+import io.rdmareactive.rdma.ConnectionException;
+import io.rdmareactive.rdma.spi.ConnectionProvider;
+import io.rdmareactive.rdma.spi.Endpoint;
+import io.rdmareactive.rdma.spi.EndpointOptions;
+import io.rdmareactive.rdma.spi.Listener;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import reactor.core.publisher.Mono;
+
+/**
+ * Connection establishment on the in-memory fabric. Listeners are process-wide and keyed by port
+ * alone: every resolved address reaches this process, so the host only has to resolve (an
+ * unresolved one fails with UNRESOLVED) and nothing is ever UNREACHABLE. Each endpoint opens a
+ * context of its own on the provider's first device and closes it with itself. Connecting to a
+ * port nobody listens on is REFUSED at {@link Endpoint#establish}, as a CM reject would be; a
+ * listener whose {@link Listener#incoming()} has no demand leaves requests pending, so their
+ * initiators time out.
+ */
+final class MemConnectionProvider implements ConnectionProvider {
+  static final ConcurrentHashMap<Integer, MemConnectionListener> LISTENERS = new ConcurrentHashMap<>();
+  private static final AtomicInteger NEXT_PORT = new AtomicInteger(20_000);
+
+  private final InMemoryProvider.DeviceSpec device;
+
+  MemConnectionProvider(InMemoryProvider.DeviceSpec device) {
+    this.device = device;
+  }
+
+  @Override
+  public Listener listen(InetSocketAddress address, EndpointOptions options) {
+    checkResolved(address);
+    if (address.getPort() != 0) {
+      MemConnectionListener l = new MemConnectionListener(this, address, options);
+      if (LISTENERS.putIfAbsent(address.getPort(), l) != null) {
+        l.abandonUnbound();
+        throw new ConnectionException(ConnectionException.Reason.ADDRESS_IN_USE,
+            "rdma_bind_addr failed: address " + address + " is already in use", null);
+      }
+      return l;
+    }
+    for (;;) {
+      int port = NEXT_PORT.getAndUpdate(p -> p >= 60_999 ? 20_000 : p + 1);
+      InetSocketAddress bound = new InetSocketAddress(address.getAddress(), port);
+      MemConnectionListener l = new MemConnectionListener(this, bound, options);
+      if (LISTENERS.putIfAbsent(port, l) == null) {
+        return l;
+      }
+      l.abandonUnbound();
+    }
+  }
+
+  @Override
+  public Mono<Endpoint> connect(InetSocketAddress address, EndpointOptions options, Duration timeout) {
+    return Mono.fromCallable(() -> {
+      checkResolved(address);
+      return MemConnectionEndpoint.active(device, address, options);
+    });
+  }
+
+  MemConnectionEndpoint passive(MemConnectionEndpoint.Request request, InetSocketAddress local,
+      EndpointOptions options) {
+    return MemConnectionEndpoint.passive(device, local, options, request);
+  }
+
+  private static void checkResolved(InetSocketAddress address) {
+    if (address.isUnresolved()) {
+      throw new ConnectionException(ConnectionException.Reason.UNRESOLVED,
+          "rdma_getaddrinfo failed: cannot resolve " + address.getHostString(), null);
+    }
+  }
+}

@@ -1,0 +1,30 @@
+package io.rdmareactive.rdma.spi;
+
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import reactor.core.publisher.Mono;
+
+/**
+ * Connection establishment, as librdmacm does it (rdma_getaddrinfo, rdma_create_ep, rdma_listen,
+ * rdma_get_request, rdma_accept, rdma_connect, rdma_disconnect): what the transport
+ * ({@code io.rdmareactive.rdma.transport}) is built on. Addresses reach providers resolved.
+ *
+ * <p>Failures are {@link io.rdmareactive.rdma.ConnectionException}s with a reason:
+ * ADDRESS_IN_USE (listen on a port in use), UNRESOLVED (an unresolved address, or no RDMA device
+ * for it), REFUSED, UNREACHABLE, TIMED_OUT.
+ */
+public interface ConnectionProvider {
+  /**
+   * Binds and listens at {@code address} (port 0: any free port). Endpoints it emits are created
+   * with {@code options}, whose private data goes out with each accept.
+   */
+  Listener listen(InetSocketAddress address, EndpointOptions options);
+
+  /**
+   * Resolves {@code address} and a route to it within {@code timeout} and creates an endpoint for
+   * it (rdma_create_ep): QP in INIT, not yet connected; {@link Endpoint#establish} connects it,
+   * sending {@code options}' private data. Nothing is created before subscription; cancelling
+   * frees what was.
+   */
+  Mono<Endpoint> connect(InetSocketAddress address, EndpointOptions options, Duration timeout);
+}

@@ -1,0 +1,58 @@
+package io.rdmareactive.rdma.spi;
+
+import io.rdmareactive.rdma.verbs.CompletionQueue;
+import io.rdmareactive.rdma.verbs.ProtectionDomain;
+import io.rdmareactive.rdma.verbs.QueuePair;
+import io.rdmareactive.rdma.verbs.RdmaContext;
+import io.rdmareactive.rdma.verbs.RdmaResource;
+import reactor.core.publisher.Mono;
+
+/**
+ * One side of a reliable-connected RDMA connection, as librdmacm's rdma_create_ep (active side)
+ * or rdma_get_request (passive side) leaves it: an RC queue pair already in INIT, so receives can
+ * be posted, but not yet connected. {@link #establish} then runs rdma_connect or rdma_accept.
+ *
+ * <p>Both work queues complete into one {@link #completionQueue()} that has a completion channel
+ * of its own and a depth of at least {@link EndpointOptions#completionQueueDepth()}. Closing frees
+ * the QP, the CQ, its channel and whatever else the endpoint created (the PD when it owns one;
+ * the context when it opened one); memory regions registered on {@link #protectionDomain()} must be
+ * closed first. Closing an established endpoint disconnects it first.
+ */
+public interface Endpoint extends RdmaResource {
+  RdmaContext context();
+
+  ProtectionDomain protectionDomain();
+
+  QueuePair queuePair();
+
+  CompletionQueue completionQueue();
+
+  /**
+   * The peer's handshake private data: on the passive side its connect request's, from the start;
+   * on the active side its accept reply's, once {@link #establish} completed (empty before). May be
+   * padded with zeros by the fabric.
+   */
+  byte[] remotePrivateData();
+
+  /**
+   * Connects (active side: rdma_connect) or accepts (passive side: rdma_accept), sending the options'
+   * private data, and completes when the connection is ESTABLISHED. Errors are
+   * {@link io.rdmareactive.rdma.ConnectionException}s: REFUSED (rejected, or nobody listens),
+   * UNREACHABLE, TIMED_OUT, RESET. Cancelling abandons the attempt; the caller then closes the
+   * endpoint. Called at most once.
+   */
+  Mono<Void> establish();
+
+  /**
+   * Completes when the connection is gone: the peer disconnected (RDMA_CM_EVENT_DISCONNECTED), or
+   * {@link #disconnect()} or {@link #close()} ran here. Never errors.
+   */
+  Mono<Void> onDisconnect();
+
+  /**
+   * rdma_disconnect: moves the QP to ERROR (outstanding work requests complete with WR_FLUSH_ERR)
+   * and tells the peer. Idempotent, never blocks, never throws for an endpoint that is not (or no
+   * longer) connected.
+   */
+  void disconnect();
+}

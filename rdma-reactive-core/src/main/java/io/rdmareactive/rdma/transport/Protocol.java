@@ -1,0 +1,61 @@
+package io.rdmareactive.rdma.transport;
+
+import java.nio.ByteBuffer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The framed protocol's wire format. Every SEND carries its header in the 32-bit immediate data,
+ * the payload being the message bytes alone:
+ *
+ * <pre>
+ *   bits  0..15  credits granted: receive buffers posted since the last grant
+ *   bit  16      MORE: a fragment; the message goes on in the next SEND
+ *   bit  17      CREDIT: a credit update only, no payload, not a message
+ *   bits 24..31  0 (reserved)
+ * </pre>
+ *
+ * The connection handshake's private data (both ways) is a {@link Hello}: magic, version, the
+ * sender's receive buffer size (the peer fragments to it), receive buffer count and maximum
+ * message size.
+ */
+final class Protocol {
+  static final int GRANT_MASK = 0xFFFF;
+  static final int MORE = 1 << 16;
+  static final int CREDIT = 1 << 17;
+  static final int RESERVED_MASK = 0xFF00_0000 | 0x00FC_0000;
+
+  static final int MAGIC = 0x52524D41; // "RRMA"
+  static final byte VERSION = 1;
+  static final int HELLO_LENGTH = 20;
+
+  private Protocol() {}
+
+  static int immediate(int grants, boolean more, boolean credit) {
+    return (grants & GRANT_MASK) | (more ? MORE : 0) | (credit ? CREDIT : 0);
+  }
+
+  /** What one side tells the other when connecting. */
+  record Hello(int bufferSize, int bufferCount, int maxMessageSize) {
+    byte[] encode() {
+      return ByteBuffer.allocate(HELLO_LENGTH).putInt(MAGIC).put(VERSION).put((byte) 0).putShort((short) 0)
+          .putInt(bufferSize).putInt(bufferCount).putInt(maxMessageSize).array();
+    }
+
+    /** The hello in {@code data} (zero padding allowed), or null when it is not one of ours. */
+    static @Nullable Hello decode(byte[] data) {
+      if (data.length < HELLO_LENGTH) {
+        return null;
+      }
+      ByteBuffer b = ByteBuffer.wrap(data);
+      if (b.getInt() != MAGIC || b.get() != VERSION) {
+        return null;
+      }
+      b.get();
+      b.getShort();
+      int size = b.getInt();
+      int count = b.getInt();
+      int max = b.getInt();
+      return size >= 64 && count >= 1 && max >= 1 ? new Hello(size, count, max) : null;
+    }
+  }
+}

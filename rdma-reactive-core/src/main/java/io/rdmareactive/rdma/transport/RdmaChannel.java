@@ -1,0 +1,1109 @@
+package io.rdmareactive.rdma.transport;
+
+import io.rdmareactive.rdma.ConnectionException;
+import io.rdmareactive.rdma.MessageTooLargeException;
+import io.rdmareactive.rdma.RdmaException;
+import io.rdmareactive.rdma.ResourceBusyException;
+import io.rdmareactive.rdma.ResourceClosedException;
+import io.rdmareactive.rdma.WorkCompletionException;
+import io.rdmareactive.rdma.spi.Endpoint;
+import io.rdmareactive.rdma.verbs.Access;
+import io.rdmareactive.rdma.verbs.MemoryRegion;
+import io.rdmareactive.rdma.verbs.QueuePair;
+import io.rdmareactive.rdma.verbs.ReceiveRequest;
+import io.rdmareactive.rdma.verbs.SendRequest;
+import io.rdmareactive.rdma.verbs.WorkCompletion;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.Exceptions;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+import reactor.util.concurrent.Queues;
+import reactor.util.context.Context;
+
+/**
+ * One connection's engine: registered buffers, posting, completions, flow control and lifecycle.
+ * All state below "drain state" is touched only inside {@link #drain()}, which one thread at a
+ * time runs (a work-in-progress counter, as in Reactor's operators): completions, requests,
+ * releases, new sends and dispose only enqueue and call it, so nothing here locks or blocks and it
+ * may run on a completion event loop.
+ *
+ * <h2>Flow control (framed mode)</h2>
+ * A credit is one receive buffer the peer posted and told us of; every SEND, data or credit
+ * update, consumes one, so a sender that never exceeds its credits never causes an RNR. Receives
+ * are posted per unit of the inbound subscriber's demand (at most {@code bufferCount} beyond
+ * what the subscriber still holds), plus a reserve of {@link #RESERVE} that is always posted, so
+ * no demand means no credits and the peer's publisher is simply not asked for more. Grants
+ * (receives posted since the last grant) ride in the immediate data of every outgoing SEND.
+ *
+ * <p>When nothing is going the other way, grants need a credit-only message, which itself costs
+ * the peer a receive that it reposts and must grant back. Three rules make that both live and
+ * quiet:
+ * <ol>
+ *   <li>Data needs two credits; the last one is kept for a credit update. Both sides start with
+ *       {@code RESERVE} = 2 credits (the reserve receives, posted before the connection is
+ *       established).
+ *   <li>A credit update carries at least two grants, and is sent only when the grants reach a
+ *       threshold ({@code max(2, bufferCount / 4)}) or reach what the peer still holds (it may
+ *       be stalled). Since one update grants at least two and costs the peer only one receive,
+ *       which is at most one grant there, updates answering updates halve each round and die
+ *       out: they never ping-pong.
+ *   <li>Liveness: with demand and a free buffer the receiver has at least {@code RESERVE + 1}
+ *       receives posted; a stalled sender holds at most one credit, so at least two grants are
+ *       pending and rule 2 fires. The receiver has a credit for it: its credits drop to 0 only
+ *       by an update, and the peer's answer to that update brings at least two back.
+ * </ol>
+ * So outstanding sends never exceed credits, nothing queues without bound (the outbound
+ * publisher is asked for at most {@code min(credits - 1, free send buffers)} items), and a slow
+ * consumer holds back the remote publisher.
+ *
+ * <p>Messages larger than the peer's buffer go as fragments (MORE bit), reassembled into heap
+ * memory; each fragment's buffer is reposted at once. Raw mode has neither header nor credits.
+ *
+ * <h2>Lifecycle</h2>
+ * Dispose stops taking new items, waits for posted sends to complete, then disconnects; a peer
+ * disconnect or a failure disconnects at once. Disconnecting flushes every posted receive; once
+ * all work requests have completed the completion stream is cancelled and the MRs, the endpoint
+ * (QP, CQ, channel, PD, context) and the buffers' arena are freed, then inbound terminates and
+ * {@link #onDispose()} completes.
+ */
+final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, CoreSubscriber<WorkCompletion> {
+  /** Receives always posted beyond the demand-driven ones, and the credits each side starts with. */
+  static final int RESERVE = 2;
+
+  private static final Logger log = Loggers.getLogger(RdmaChannel.class);
+  private static final long RECV = 1L << 40;
+  private static final long DATA = 2L << 40;
+  private static final long CREDIT = 3L << 40;
+  private static final long TAG = 0xFFL << 40;
+  private static final int CLOSE_RETRIES = 5_000;
+
+  private final Endpoint endpoint;
+  private final QueuePair qp;
+  private final TransportConfig config;
+  private final InetSocketAddress address;
+  private final boolean raw;
+  private final int bufferSize;
+  private final int bufferCount;
+  private final int receiveCount;
+  private final int sendCount;
+  private final int sendDepth;
+  private final int threshold;
+  private final Arena arena;
+  private final MemorySegment receiveMemory;
+  private final MemorySegment sendMemory;
+  private final MemoryRegion receiveRegion;
+  private final MemoryRegion sendRegion;
+  private final ReceiveRequest receiveRequest = new ReceiveRequest();
+  private final SendRequest sendRequest = new SendRequest();
+
+  // Inputs from any thread.
+  private final AtomicInteger wip = new AtomicInteger();
+  private final Queue<WorkCompletion> completions = Queues.<WorkCompletion>unboundedMultiproducer().get();
+  private final Queue<ReceivedView> releases = new ConcurrentLinkedQueue<>();
+  private final Queue<SendSource> newSources = new ConcurrentLinkedQueue<>();
+  private final AtomicLong inboundRequested = new AtomicLong();
+  private final AtomicBoolean inboundSubscribed = new AtomicBoolean();
+  private volatile @Nullable CoreSubscriber<? super RdmaMessage> inbound;
+  private volatile boolean inboundCancelled;
+  private volatile boolean disposeRequested;
+  private volatile boolean peerDisconnected;
+  private volatile boolean completionsDead;
+  private volatile @Nullable Throwable failure;
+  private volatile @Nullable Subscription completionSubscription;
+  private volatile boolean closedFlag;
+  private final Sinks.Empty<Void> disposed = Sinks.empty();
+
+  // Drain state.
+  private final int[] freeReceives;
+  private int freeReceiveCount;
+  private final int[] freeSends;
+  private int freeSendCount;
+  private boolean started;
+  private int chunk;
+  private long maxMessage;
+  private long credits = RESERVE;
+  private long grantedTotal = RESERVE;
+  private long peerArrivals;
+  private int grantsPending;
+  private int posted;
+  private int held;
+  private int readyHeld;
+  private int sendsOutstanding;
+  private final ArrayDeque<RdmaMessage> ready = new ArrayDeque<>();
+  private byte @Nullable [] assembly;
+  private int assemblyLength;
+  private final ArrayDeque<SendSource> sources = new ArrayDeque<>();
+  private final ArrayDeque<SendSource> awaitingAck = new ArrayDeque<>();
+  private @Nullable MemorySegment current;
+  private long currentOffset;
+  private long dataPosted;
+  private long dataCompleted;
+  private boolean disconnected;
+  private boolean closed;
+  private boolean inboundTerminated;
+  private @Nullable Throwable inboundError;
+  private @Nullable Throwable sendError;
+  private int drainFailures;
+
+  // Statistics: written by the drain, read by anyone.
+  private volatile long messagesSent;
+  private volatile long messagesReceived;
+  private volatile long bytesSent;
+  private volatile long bytesReceived;
+  private volatile long creditUpdatesSent;
+  private volatile long creditUpdatesReceived;
+  private volatile int maxSendsInFlight;
+  private volatile long receiverNotReady;
+  private volatile long creditViolations;
+  private final ArrayDeque<Long> messageEnds = new ArrayDeque<>();
+
+  /**
+   * Registers the buffers on {@code endpoint}, posts the initial receives and starts its completion
+   * stream. On failure everything, the endpoint included, is freed before the exception leaves.
+   */
+  static RdmaChannel open(Endpoint endpoint, TransportConfig config, InetSocketAddress address) {
+    try {
+      return new RdmaChannel(endpoint, config, address);
+    } catch (RuntimeException e) {
+      try {
+        endpoint.close();
+      } catch (RuntimeException suppressed) {
+        e.addSuppressed(suppressed);
+      }
+      throw e;
+    }
+  }
+
+  private RdmaChannel(Endpoint endpoint, TransportConfig config, InetSocketAddress address) {
+    this.endpoint = endpoint;
+    this.qp = endpoint.queuePair();
+    this.config = config;
+    this.address = address;
+    this.raw = config.raw();
+    this.bufferSize = config.bufferSize();
+    this.bufferCount = config.bufferCount();
+    this.receiveCount = config.receiveBuffers();
+    this.sendCount = config.bufferCount();
+    this.sendDepth = config.sendQueueDepth();
+    this.threshold = Math.max(2, bufferCount / 4);
+    this.chunk = bufferSize;
+    this.maxMessage = raw ? Math.min(bufferSize, config.maxMessageSize()) : config.maxMessageSize();
+    Arena a = Arena.ofShared();
+    MemoryRegion rr = null;
+    MemoryRegion sr = null;
+    try {
+      receiveMemory = a.allocate((long) receiveCount * bufferSize, 4096);
+      sendMemory = a.allocate((long) sendCount * bufferSize, 4096);
+      rr = endpoint.protectionDomain().registerMemory(receiveMemory, Access.local());
+      sr = endpoint.protectionDomain().registerMemory(sendMemory, Access.local());
+    } catch (RuntimeException e) {
+      closeQuietly(rr);
+      closeQuietly(sr);
+      a.close();
+      throw e;
+    }
+    arena = a;
+    receiveRegion = rr;
+    sendRegion = sr;
+    freeReceives = new int[receiveCount];
+    for (int i = receiveCount - 1; i >= 0; i--) {
+      freeReceives[freeReceiveCount++] = i;
+    }
+    freeSends = new int[sendCount];
+    for (int i = sendCount - 1; i >= 0; i--) {
+      freeSends[freeSendCount++] = i;
+    }
+    try {
+      // Before the connection is established, as rdma_server.c does: the peer may send at once.
+      int initial = raw ? receiveCount : RESERVE;
+      for (int i = 0; i < initial; i++) {
+        postReceive();
+      }
+      endpoint.completionQueue().completions(config.completionOptions()).subscribe(this);
+      endpoint.onDisconnect().subscribe(null, null, () -> {
+        peerDisconnected = true;
+        drain();
+      });
+    } catch (RuntimeException e) {
+      Subscription s = completionSubscription;
+      if (s != null) {
+        s.cancel();
+      }
+      closeQuietly(receiveRegion);
+      closeQuietly(sendRegion);
+      arena.close();
+      throw e;
+    }
+  }
+
+  /** The handshake is done: from here on data flows, sized for the peer ({@code null} in raw mode). */
+  void start(Protocol.@Nullable Hello peer) {
+    newSources.add(new SendSource(null, null, peer)); // a marker the drain turns into the start
+    drain();
+  }
+
+  /** Abandons a connection that never got going: frees everything, then signals {@code error}. */
+  <T> Mono<T> abort(Throwable error) {
+    if (failure == null) {
+      failure = error;
+    }
+    drain();
+    return onDispose().then(Mono.error(error));
+  }
+
+  /** Our own hello, sent in the handshake. */
+  static byte[] hello(TransportConfig config) {
+    return config.raw() ? new byte[0]
+        : new Protocol.Hello(config.bufferSize(), config.bufferCount(), config.maxMessageSize()).encode();
+  }
+
+  // ---- RdmaConnection ----------------------------------------------------------------------
+
+  @Override
+  public RdmaInbound inbound() {
+    return this;
+  }
+
+  @Override
+  public RdmaOutbound outbound() {
+    return this;
+  }
+
+  @Override
+  public InetSocketAddress address() {
+    return address;
+  }
+
+  @Override
+  public RdmaStatistics statistics() {
+    return new RdmaStatistics(messagesSent, messagesReceived, bytesSent, bytesReceived, creditUpdatesSent,
+        creditUpdatesReceived, credits, maxSendsInFlight, receiverNotReady, creditViolations);
+  }
+
+  @Override
+  public void dispose() {
+    disposeRequested = true;
+    drain();
+  }
+
+  @Override
+  public boolean isDisposed() {
+    return disposeRequested || closedFlag;
+  }
+
+  @Override
+  public Mono<Void> onDispose() {
+    return disposed.asMono();
+  }
+
+  @Override
+  public String toString() {
+    return "RdmaConnection[" + address + (raw ? ", raw" : "") + (closedFlag ? ", closed" : "") + "]";
+  }
+
+  // ---- inbound ------------------------------------------------------------------------------
+
+  @Override
+  public Flux<RdmaMessage> receive() {
+    return new Flux<>() {
+      @Override
+      public void subscribe(CoreSubscriber<? super RdmaMessage> actual) {
+        if (!inboundSubscribed.compareAndSet(false, true)) {
+          Operators.error(actual, new IllegalStateException("receive() of " + RdmaChannel.this
+              + " allows one subscriber, and it has one"));
+          return;
+        }
+        if (disposeRequested) {
+          Operators.error(actual, new ResourceClosedException(RdmaChannel.this.toString()));
+          return;
+        }
+        actual.onSubscribe(new Subscription() {
+          @Override
+          public void request(long n) {
+            if (Operators.validate(n)) {
+              inboundRequested.getAndUpdate(r -> Operators.addCap(r, n));
+              drain();
+            }
+          }
+
+          @Override
+          public void cancel() {
+            inboundCancelled = true;
+            drain();
+          }
+        });
+        inbound = actual;
+        drain();
+      }
+    };
+  }
+
+  // ---- outbound -----------------------------------------------------------------------------
+
+  @Override
+  public Mono<Void> send(Publisher<?> messages) {
+    return new Mono<>() {
+      @Override
+      public void subscribe(CoreSubscriber<? super Void> actual) {
+        SendSource s = new SendSource(messages, actual, null);
+        actual.onSubscribe(s);
+        newSources.add(s);
+        drain();
+      }
+    };
+  }
+
+  // ---- completions --------------------------------------------------------------------------
+
+  @Override
+  public void onSubscribe(Subscription s) {
+    completionSubscription = s;
+    s.request(Long.MAX_VALUE);
+  }
+
+  @Override
+  public void onNext(WorkCompletion wc) {
+    completions.offer(wc);
+    drain();
+  }
+
+  @Override
+  public void onError(Throwable t) {
+    completionsDead = true;
+    if (failure == null) {
+      failure = new RdmaException("the completion stream of " + this + " failed", t);
+    }
+    drain();
+  }
+
+  @Override
+  public void onComplete() {
+    completionsDead = true;
+    drain();
+  }
+
+  @Override
+  public Context currentContext() {
+    return Context.empty();
+  }
+
+  // ---- the drain ----------------------------------------------------------------------------
+
+  void drain() {
+    if (wip.getAndIncrement() != 0) {
+      return;
+    }
+    int missed = 1;
+    for (;;) {
+      try {
+        drainOnce();
+        drainFailures = 0;
+      } catch (Throwable t) {
+        Exceptions.throwIfJvmFatal(t);
+        if (failure == null) {
+          failure = t;
+        }
+        if (++drainFailures < 4) {
+          continue; // once more, now failing: the lifecycle takes it from here
+        }
+        log.error("rdma-reactive: " + this + " keeps failing; giving up on it", t);
+        closed = true;
+        closedFlag = true;
+        disposed.tryEmitEmpty();
+      }
+      missed = wip.addAndGet(-missed);
+      if (missed == 0) {
+        return;
+      }
+    }
+  }
+
+  private void drainOnce() {
+    if (closed) {
+      discardInputs();
+      emitInbound();
+      return;
+    }
+    SendSource s;
+    while ((s = newSources.poll()) != null) {
+      if (s.publisher == null) {
+        startLocked(s.hello);
+      } else if (disconnected) {
+        s.fail(sendError());
+      } else {
+        sources.add(s);
+      }
+    }
+    ReceivedView v;
+    while ((v = releases.poll()) != null) {
+      held--;
+      freeReceives[freeReceiveCount++] = v.index;
+    }
+    WorkCompletion wc;
+    while ((wc = completions.poll()) != null) {
+      onCompletion(wc);
+    }
+    disconnectIfDue();
+    emitInbound();
+    if (!disconnected) {
+      postReceives();
+      pumpOutbound();
+      sendCredits();
+    }
+    closeIfDue();
+  }
+
+  private void startLocked(Protocol.@Nullable Hello peer) {
+    if (peer != null) {
+      chunk = Math.min(bufferSize, peer.bufferSize());
+      maxMessage = Math.min(config.maxMessageSize(), peer.maxMessageSize());
+    }
+    started = true;
+  }
+
+  private void onCompletion(WorkCompletion wc) {
+    long tag = wc.wrId() & TAG;
+    int index = (int) wc.wrId();
+    if (tag == RECV) {
+      posted--;
+      if (!wc.isSuccess()) {
+        freeReceives[freeReceiveCount++] = index;
+        if (!disconnected && failure == null) {
+          failure = wc.status() == WorkCompletion.Status.WR_FLUSH_ERR
+              ? reset("the queue pair went to the error state", null)
+              : reset("a receive failed", new WorkCompletionException(wc));
+        }
+        return;
+      }
+      if (raw) {
+        bytesReceived += wc.byteLength();
+        deliver(index, wc.byteLength());
+        return;
+      }
+      if (!wc.hasImmediate() || (wc.immediateData() & Protocol.RESERVED_MASK) != 0) {
+        freeReceives[freeReceiveCount++] = index;
+        protocolError("a SEND without a valid rdma-reactive header (immediate data)");
+        return;
+      }
+      int imm = wc.immediateData();
+      credits += imm & Protocol.GRANT_MASK;
+      peerArrivals++;
+      if ((imm & Protocol.CREDIT) != 0) {
+        creditUpdatesReceived++;
+        freeReceives[freeReceiveCount++] = index;
+        return;
+      }
+      int length = wc.byteLength();
+      bytesReceived += length;
+      if ((imm & Protocol.MORE) != 0 || assembly != null) {
+        appendFragment(index, length);
+        freeReceives[freeReceiveCount++] = index;
+        if ((imm & Protocol.MORE) == 0 && assembly != null) {
+          byte[] whole = assemblyLength == assembly.length ? assembly : java.util.Arrays.copyOf(assembly, assemblyLength);
+          assembly = null;
+          ready.add(new HeapMessage(whole));
+          messagesReceived++;
+        }
+      } else {
+        deliver(index, length);
+      }
+      return;
+    }
+    sendsOutstanding--;
+    if (tag == DATA) {
+      freeSends[freeSendCount++] = index;
+      dataCompleted++;
+      if (wc.isSuccess()) {
+        Long end;
+        while ((end = messageEnds.peek()) != null && end <= dataCompleted) {
+          messageEnds.poll();
+          messagesSent++;
+        }
+      }
+    }
+    if (!wc.isSuccess()) {
+      if (wc.status() == WorkCompletion.Status.RNR_RETRY_EXC_ERR) {
+        receiverNotReady++;
+      }
+      if (!disconnected && failure == null) {
+        failure = reset("a send failed (the peer is gone or stopped receiving)", new WorkCompletionException(wc));
+      }
+      return;
+    }
+    SendSource head;
+    while ((head = awaitingAck.peek()) != null && head.lastSequence <= dataCompleted) {
+      awaitingAck.poll();
+      head.complete();
+    }
+  }
+
+  private void deliver(int index, int length) {
+    ready.add(new ReceivedView(index, length));
+    readyHeld++;
+    messagesReceived++;
+  }
+
+  private void appendFragment(int index, int length) {
+    long total = (long) assemblyLength + length;
+    if (total > config.maxMessageSize()) {
+      protocolError("the peer sent a message above the maximum of " + config.maxMessageSize() + " bytes");
+      assembly = null;
+      return;
+    }
+    if (assembly == null) {
+      assembly = new byte[Math.max(length * 2, 1024)];
+      assemblyLength = 0;
+    } else if (total > assembly.length) {
+      assembly = java.util.Arrays.copyOf(assembly, (int) Math.min(config.maxMessageSize(),
+          Math.max(total, (long) assembly.length * 2)));
+    }
+    MemorySegment.copy(receiveMemory, ValueLayout.JAVA_BYTE, (long) index * bufferSize, assembly, assemblyLength,
+        length);
+    assemblyLength += length;
+  }
+
+  private void protocolError(String what) {
+    if (failure == null) {
+      failure = new RdmaException("protocol error on " + this + ": " + what);
+    }
+  }
+
+  private void emitInbound() {
+    CoreSubscriber<? super RdmaMessage> a = inbound;
+    if (inboundCancelled) {
+      RdmaMessage m;
+      while ((m = ready.poll()) != null) {
+        if (m instanceof ReceivedView rv) {
+          readyHeld--;
+          freeReceives[freeReceiveCount++] = rv.index;
+        }
+      }
+      return;
+    }
+    if (a == null || inboundTerminated) {
+      return;
+    }
+    long r = inboundRequested.get();
+    long e = 0;
+    while (e != r && !ready.isEmpty() && !inboundCancelled) {
+      RdmaMessage m = ready.poll();
+      if (m instanceof ReceivedView) {
+        readyHeld--;
+        held++;
+      }
+      a.onNext(m);
+      e++;
+    }
+    if (e != 0 && r != Long.MAX_VALUE) {
+      inboundRequested.addAndGet(-e);
+    }
+    if (closed && ready.isEmpty() && !inboundCancelled) {
+      inboundTerminated = true;
+      Throwable t = inboundError;
+      if (t != null) {
+        a.onError(t);
+      } else {
+        a.onComplete();
+      }
+    }
+  }
+
+  private void postReceives() {
+    int target;
+    if (raw) {
+      target = receiveCount;
+    } else {
+      long demand = inboundCancelled ? Long.MAX_VALUE : inbound == null ? 0 : inboundRequested.get();
+      long uncovered = Math.max(0, demand - ready.size());
+      int room = Math.max(0, bufferCount - held - readyHeld);
+      target = RESERVE + (int) Math.min(uncovered, room);
+    }
+    while (posted < target && freeReceiveCount > 0) {
+      postReceive();
+      if (!raw) {
+        grantsPending++;
+      }
+    }
+  }
+
+  private void postReceive() {
+    int index = freeReceives[--freeReceiveCount];
+    qp.postReceive(receiveRequest.set(RECV | index, receiveRegion, (long) index * bufferSize, bufferSize));
+    posted++;
+  }
+
+  private void pumpOutbound() {
+    if (!started || disposeRequested) {
+      return;
+    }
+    for (;;) {
+      if (current == null) {
+        SendSource src = sources.peek();
+        if (src == null) {
+          return;
+        }
+        if (src.cancelled) {
+          sources.poll();
+          src.cancelUpstream();
+          continue;
+        }
+        if (!src.subscribed) {
+          src.subscribed = true;
+          src.publisher.subscribe(src);
+        }
+        Throwable error = src.upstreamError;
+        if (error != null) {
+          sources.poll();
+          src.fail(error);
+          continue;
+        }
+        Object item = src.queue.poll();
+        if (item == null) {
+          if (src.upstreamDone) {
+            sources.poll();
+            src.lastSequence = dataPosted;
+            awaitingAck.add(src);
+            if (dataCompleted >= dataPosted) {
+              awaitingAck.remove(src);
+              src.complete();
+            }
+            continue;
+          }
+          requestMore(src);
+          if (src.queue.isEmpty()) {
+            return;
+          }
+          continue;
+        }
+        src.polled++;
+        MemorySegment segment;
+        try {
+          segment = toSegment(item);
+        } catch (RuntimeException e) {
+          sources.poll();
+          src.fail(e);
+          continue;
+        }
+        if (segment.byteSize() > maxMessage) {
+          sources.poll();
+          src.fail(new MessageTooLargeException(segment.byteSize(), maxMessage));
+          continue;
+        }
+        current = segment;
+        currentOffset = 0;
+      }
+      if (!postChunks()) {
+        SendSource head = sources.peek();
+        if (head != null) {
+          requestMore(head);
+        }
+        return;
+      }
+    }
+  }
+
+  private void requestMore(SendSource src) {
+    Subscription up = src.upstream;
+    if (up == null || src.upstreamDone || src.cancelled) {
+      return;
+    }
+    long capacity = raw ? freeSendCount : Math.min(credits - 1, freeSendCount);
+    long want = capacity - (src.requested - src.polled) - (current != null ? 1 : 0);
+    if (want > 0) {
+      src.requested += want;
+      up.request(want);
+    }
+  }
+
+  /** Posts fragments of the current message; false when out of credits or send buffers. */
+  private boolean postChunks() {
+    MemorySegment m = current;
+    for (;;) {
+      if (sendsOutstanding >= sendDepth || freeSendCount == 0 || (!raw && credits < 2)) {
+        return false;
+      }
+      long remaining = m.byteSize() - currentOffset;
+      int length = (int) Math.min(remaining, chunk);
+      boolean more = remaining > length;
+      int index = freeSends[--freeSendCount];
+      long offset = (long) index * bufferSize;
+      MemorySegment.copy(m, currentOffset, sendMemory, offset, length);
+      sendRequest.reset(DATA | index, raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM)
+          .gather(sendRegion, offset, length);
+      int inline = config.inlineThreshold();
+      sendRequest.flags(SendRequest.SIGNALED | (inline > 0 && length <= inline ? SendRequest.INLINE : 0));
+      if (!raw) {
+        sendRequest.immediate(Protocol.immediate(grantsPending, more, false));
+      }
+      qp.postSend(sendRequest);
+      if (!raw) {
+        if (credits < 1) {
+          creditViolations++;
+        }
+        credits--;
+        grantedTotal += grantsPending;
+        grantsPending = 0;
+      }
+      sent();
+      dataPosted++;
+      bytesSent += length;
+      currentOffset += length;
+      if (!more) {
+        messageEnds.add(dataPosted);
+        current = null;
+        return true;
+      }
+    }
+  }
+
+  private void sent() {
+    sendsOutstanding++;
+    if (sendsOutstanding > maxSendsInFlight) {
+      maxSendsInFlight = sendsOutstanding;
+    }
+  }
+
+  private void sendCredits() {
+    if (raw || !started || grantsPending < 2 || credits < 1 || sendsOutstanding >= sendDepth) {
+      return;
+    }
+    long peerCredits = grantedTotal - peerArrivals;
+    if (grantsPending < threshold && peerCredits > grantsPending) {
+      return;
+    }
+    sendRequest.reset(CREDIT, SendRequest.Opcode.SEND_WITH_IMM)
+        .immediate(Protocol.immediate(grantsPending, false, true));
+    qp.postSend(sendRequest);
+    credits--;
+    grantedTotal += grantsPending;
+    grantsPending = 0;
+    creditUpdatesSent++;
+    sent();
+  }
+
+  private MemorySegment toSegment(Object item) {
+    return switch (item) {
+      case byte[] b -> MemorySegment.ofArray(b);
+      case ByteBuffer b -> MemorySegment.ofBuffer(b);
+      case MemorySegment s -> s;
+      case CharSequence s -> MemorySegment.ofArray(s.toString().getBytes(StandardCharsets.UTF_8));
+      case RdmaMessage m -> {
+        try {
+          yield MemorySegment.ofArray(m.toByteArray());
+        } finally {
+          m.release();
+        }
+      }
+      default -> throw new IllegalArgumentException("cannot send a " + item.getClass().getName()
+          + ": send byte[], ByteBuffer, MemorySegment, CharSequence or RdmaMessage");
+    };
+  }
+
+  // ---- lifecycle ----------------------------------------------------------------------------
+
+  private void disconnectIfDue() {
+    if (disconnected) {
+      return;
+    }
+    Throwable f = failure;
+    boolean peerGone = peerDisconnected;
+    boolean local = disposeRequested;
+    if (f == null && !peerGone && !(local && sendsOutstanding == 0)) {
+      return;
+    }
+    disconnected = true;
+    if (f != null) {
+      sendError = f;
+      inboundError = f;
+    } else if (peerGone && !local) {
+      sendError = reset("the peer disconnected", null);
+    } else {
+      sendError = new ResourceClosedException(toString());
+    }
+    Throwable e = sendError();
+    current = null;
+    SendSource s;
+    while ((s = sources.poll()) != null) {
+      s.fail(e);
+    }
+    while ((s = awaitingAck.poll()) != null) {
+      s.fail(e);
+    }
+    try {
+      endpoint.disconnect();
+    } catch (RuntimeException ex) {
+      log.debug("rdma-reactive: disconnecting " + this + " failed", ex);
+    }
+  }
+
+  private Throwable sendError() {
+    Throwable e = sendError;
+    return e != null ? e : new ResourceClosedException(toString());
+  }
+
+  private void closeIfDue() {
+    if (!disconnected || closed) {
+      return;
+    }
+    if ((posted > 0 || sendsOutstanding > 0) && !completionsDead) {
+      return; // the flush completions are on their way
+    }
+    closed = true;
+    // What waits for the subscriber moves off the registered memory, which goes now.
+    int n = ready.size();
+    for (int i = 0; i < n; i++) {
+      RdmaMessage m = ready.poll();
+      ready.add(m instanceof ReceivedView rv ? new HeapMessage(rv.toByteArray()) : m);
+    }
+    readyHeld = 0;
+    assembly = null;
+    Subscription s = completionSubscription;
+    if (s != null) {
+      s.cancel();
+    }
+    closeQuietly(receiveRegion);
+    closeQuietly(sendRegion);
+    emitInbound(); // before onDispose, which cancels a server's handler
+    free(0);
+  }
+
+  /** Frees the endpoint and the arena; retried while a completion stream still leases the CQ. */
+  private void free(int attempt) {
+    try {
+      endpoint.close();
+    } catch (ResourceBusyException e) {
+      if (attempt < CLOSE_RETRIES) {
+        Schedulers.parallel().schedule(() -> free(attempt + 1), 1, TimeUnit.MILLISECONDS);
+        return;
+      }
+      log.error("rdma-reactive: could not free the endpoint of " + this, e);
+    } catch (RuntimeException e) {
+      log.error("rdma-reactive: could not free the endpoint of " + this, e);
+    }
+    try {
+      arena.close();
+    } catch (RuntimeException e) {
+      log.error("rdma-reactive: could not free the buffers of " + this, e);
+    }
+    closedFlag = true;
+    disposed.tryEmitEmpty();
+  }
+
+  private void discardInputs() {
+    completions.clear();
+    releases.clear();
+    SendSource s;
+    while ((s = newSources.poll()) != null) {
+      if (s.publisher != null) {
+        s.fail(sendError());
+      }
+    }
+  }
+
+  private static ConnectionException reset(String what, @Nullable Throwable cause) {
+    return new ConnectionException(ConnectionException.Reason.RESET, "connection reset: " + what, cause);
+  }
+
+  private static void closeQuietly(@Nullable AutoCloseable c) {
+    if (c != null) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        log.debug("rdma-reactive: closing " + c + " failed", e);
+      }
+    }
+  }
+
+  // ---- messages -----------------------------------------------------------------------------
+
+  /** A message in a receive buffer, until released. */
+  private final class ReceivedView implements RdmaMessage {
+    final int index;
+    private final int length;
+    private final AtomicBoolean released = new AtomicBoolean();
+
+    ReceivedView(int index, int length) {
+      this.index = index;
+      this.length = length;
+    }
+
+    @Override
+    public int length() {
+      return length;
+    }
+
+    @Override
+    public MemorySegment segment() {
+      if (released.get()) {
+        throw new IllegalStateException("message already released");
+      }
+      return receiveMemory.asSlice((long) index * bufferSize, length).asReadOnly();
+    }
+
+    @Override
+    public void release() {
+      if (released.compareAndSet(false, true)) {
+        releases.add(this);
+        drain();
+      }
+    }
+  }
+
+  /** A reassembled (or, after close, rescued) message in heap memory. */
+  private static final class HeapMessage implements RdmaMessage {
+    private final byte[] bytes;
+
+    HeapMessage(byte[] bytes) {
+      this.bytes = bytes;
+    }
+
+    @Override
+    public int length() {
+      return bytes.length;
+    }
+
+    @Override
+    public MemorySegment segment() {
+      return MemorySegment.ofArray(bytes).asReadOnly();
+    }
+
+    @Override
+    public byte[] toByteArray() {
+      return bytes.clone();
+    }
+
+    @Override
+    public void release() {}
+  }
+
+  /** One {@link #send} call: its publisher's items, requested as credits allow. */
+  private final class SendSource implements CoreSubscriber<Object>, Subscription {
+    final @Nullable Publisher<?> publisher;
+    final @Nullable CoreSubscriber<? super Void> actual;
+    final Protocol.@Nullable Hello hello;
+    final Queue<Object> queue = Queues.unbounded(16).get();
+    volatile @Nullable Subscription upstream;
+    volatile boolean upstreamDone;
+    volatile @Nullable Throwable upstreamError;
+    volatile boolean cancelled;
+    final AtomicBoolean terminated = new AtomicBoolean();
+    boolean subscribed;
+    long requested;
+    long polled;
+    long lastSequence;
+
+    SendSource(@Nullable Publisher<?> publisher, @Nullable CoreSubscriber<? super Void> actual,
+        Protocol.@Nullable Hello hello) {
+      this.publisher = publisher;
+      this.actual = actual;
+      this.hello = hello;
+    }
+
+    @Override
+    public void onSubscribe(Subscription s) {
+      if (Operators.validate(upstream, s)) {
+        upstream = s;
+        if (cancelled || terminated.get()) {
+          s.cancel();
+        }
+        drain();
+      }
+    }
+
+    @Override
+    public void onNext(Object item) {
+      if (terminated.get()) {
+        Operators.onDiscard(item, currentContext());
+        if (item instanceof RdmaMessage m) {
+          m.release();
+        }
+        return;
+      }
+      queue.offer(item);
+      drain();
+    }
+
+    @Override
+    public void onError(Throwable t) {
+      upstreamError = t;
+      upstreamDone = true;
+      drain();
+    }
+
+    @Override
+    public void onComplete() {
+      upstreamDone = true;
+      drain();
+    }
+
+    @Override
+    public Context currentContext() {
+      return actual == null ? Context.empty() : actual.currentContext();
+    }
+
+    @Override
+    public void request(long n) {
+      // a Mono<Void>: nothing to request
+    }
+
+    @Override
+    public void cancel() {
+      cancelled = true;
+      cancelUpstream();
+      drain();
+    }
+
+    void cancelUpstream() {
+      Subscription s = upstream;
+      if (s != null) {
+        s.cancel();
+      }
+      clear();
+    }
+
+    private void clear() {
+      Object o;
+      while ((o = queue.poll()) != null) {
+        if (o instanceof RdmaMessage m) {
+          m.release();
+        }
+      }
+    }
+
+    void complete() {
+      if (terminated.compareAndSet(false, true) && actual != null) {
+        actual.onComplete();
+      }
+    }
+
+    void fail(Throwable t) {
+      if (terminated.compareAndSet(false, true)) {
+        cancelUpstream();
+        if (actual != null && !cancelled) {
+          actual.onError(t);
+        }
+      }
+    }
+  }
+}

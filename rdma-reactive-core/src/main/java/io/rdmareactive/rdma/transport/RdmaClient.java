@@ -1,0 +1,130 @@
+package io.rdmareactive.rdma.transport;
+
+import io.rdmareactive.rdma.ConnectionException;
+import io.rdmareactive.rdma.spi.Endpoint;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CancellationException;
+import java.util.function.Consumer;
+import reactor.core.publisher.Mono;
+import reactor.core.scheduler.Schedulers;
+
+/**
+ * An RDMA messaging client, in Reactor Netty's shape: immutable, each method returns a configured
+ * copy; {@link #connect()} connects.
+ *
+ * <pre>{@code
+ * RdmaConnection c = RdmaClient.create().host("10.0.0.1").port(7471).connectNow();
+ * c.outbound().sendString(Mono.just("hello")).then(c.inbound().receiveString().next())...
+ * }</pre>
+ */
+public final class RdmaClient {
+  private final TransportConfig config;
+  private final Consumer<? super RdmaConnection> onConnected;
+  private final Consumer<? super RdmaConnection> onDisconnected;
+
+  private RdmaClient(TransportConfig config, Consumer<? super RdmaConnection> onConnected,
+      Consumer<? super RdmaConnection> onDisconnected) {
+    this.config = config;
+    this.onConnected = onConnected;
+    this.onDisconnected = onDisconnected;
+  }
+
+  /** A client for {@code localhost}; set the port. */
+  public static RdmaClient create() {
+    return new RdmaClient(TransportConfig.defaults("localhost"), c -> {}, c -> {});
+  }
+
+  public RdmaClient host(String host) {
+    return new RdmaClient(config.withHost(Objects.requireNonNull(host, "host")), onConnected, onDisconnected);
+  }
+
+  public RdmaClient port(int port) {
+    return new RdmaClient(config.withPort(port), onConnected, onDisconnected);
+  }
+
+  public <T> RdmaClient option(RdmaOption<T> option, T value) {
+    return new RdmaClient(config.with(option, value), onConnected, onDisconnected);
+  }
+
+  public RdmaClient resources(RdmaResources resources) {
+    return new RdmaClient(config.withResources(Objects.requireNonNull(resources, "resources")), onConnected,
+        onDisconnected);
+  }
+
+  /** Bounds resolving, routing and the handshake together (default 10 s); past it, TIMED_OUT. */
+  public RdmaClient connectTimeout(Duration timeout) {
+    return new RdmaClient(config.withConnectTimeout(timeout), onConnected, onDisconnected);
+  }
+
+  /** Called with the connection once established. */
+  public RdmaClient doOnConnected(Consumer<? super RdmaConnection> onConnected) {
+    return new RdmaClient(config, Objects.requireNonNull(onConnected, "onConnected"), onDisconnected);
+  }
+
+  /** Called when the connection is closed and freed. */
+  public RdmaClient doOnDisconnected(Consumer<? super RdmaConnection> onDisconnected) {
+    return new RdmaClient(config, onConnected, Objects.requireNonNull(onDisconnected, "onDisconnected"));
+  }
+
+  /**
+   * Connects on subscription. Errors are ConnectionExceptions: UNRESOLVED, REFUSED (nobody
+   * listens, or the peer is not an rdma-reactive server in the same mode), UNREACHABLE,
+   * TIMED_OUT; whatever was created is freed before the error is signalled. Cancelling frees it too.
+   */
+  public Mono<RdmaConnection> connect() {
+    TransportConfig c = config;
+    Duration timeout = c.connectTimeout();
+    return Mono.defer(() -> {
+      long deadline = System.nanoTime() + timeout.toNanos();
+      return Mono.fromCallable(() -> Addresses.resolve(c.host(), c.port()))
+          .subscribeOn(Schedulers.boundedElastic())
+          .flatMap(address -> c.connectionProvider()
+              .connect(address, c.endpointOptions(RdmaChannel.hello(c)), timeout)
+              .map(endpoint -> new Created(endpoint, address)))
+          .timeout(timeout, Mono.error(() -> timedOut(c, timeout)))
+          .flatMap(created -> handshake(c, created.endpoint(), created.address(),
+              Duration.ofNanos(Math.max(1, deadline - System.nanoTime()))));
+    });
+  }
+
+  private record Created(Endpoint endpoint, InetSocketAddress address) {}
+
+  private Mono<RdmaConnection> handshake(TransportConfig c, Endpoint endpoint, InetSocketAddress address,
+      Duration remaining) {
+    RdmaChannel channel = RdmaChannel.open(endpoint, c, address);
+    return endpoint.establish()
+        .timeout(remaining, Mono.error(() -> timedOut(c, c.connectTimeout())))
+        .then(Mono.fromCallable(() -> {
+          Protocol.Hello peer = null;
+          if (!c.raw()) {
+            peer = Protocol.Hello.decode(endpoint.remotePrivateData());
+            if (peer == null) {
+              throw new ConnectionException(ConnectionException.Reason.REFUSED, "the peer at " + address
+                  + " accepted without an rdma-reactive hello (a raw peer needs RdmaOption.RAW)", null);
+            }
+          }
+          channel.start(peer);
+          channel.onDispose().subscribe(null, null, () -> onDisconnected.accept(channel));
+          onConnected.accept(channel);
+          return (RdmaConnection) channel;
+        }))
+        .onErrorResume(e -> channel.abort(e))
+        .doOnCancel(() -> channel.abort(new CancellationException("connect cancelled")).subscribe(null, e -> {}));
+  }
+
+  private static ConnectionException timedOut(TransportConfig c, Duration timeout) {
+    return new ConnectionException(ConnectionException.Reason.TIMED_OUT, "connecting to " + c.host() + ":"
+        + c.port() + " timed out after " + timeout.toMillis() + " ms", null);
+  }
+
+  /** {@link #connect()}, waiting for it. Blocks. */
+  public RdmaConnection connectNow() {
+    return connectNow(config.connectTimeout().plusSeconds(5));
+  }
+
+  public RdmaConnection connectNow(Duration timeout) {
+    return Objects.requireNonNull(connect().block(timeout), "connect completed empty");
+  }
+}

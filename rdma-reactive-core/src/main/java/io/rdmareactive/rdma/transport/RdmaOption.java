@@ -1,0 +1,86 @@
+package io.rdmareactive.rdma.transport;
+
+import io.rdmareactive.rdma.verbs.CompletionStreamOptions;
+import java.util.Locale;
+import java.util.function.Predicate;
+
+/**
+ * A typed connection option for {@link RdmaServer#option} and {@link RdmaClient#option}.
+ *
+ * @param <T> the value's type
+ */
+public final class RdmaOption<T> {
+  /** Bytes per send and receive buffer, the largest unfragmented message (default 16 KiB). */
+  public static final RdmaOption<Integer> BUFFER_SIZE =
+      new RdmaOption<>("BUFFER_SIZE", Integer.class, v -> v >= 64 && v <= (1 << 24), "64 .. 16 MiB", 16 * 1024);
+  /** Buffers each way, the queue depth: at most this many messages in flight per direction (default 64). */
+  public static final RdmaOption<Integer> BUFFER_COUNT =
+      new RdmaOption<>("BUFFER_COUNT", Integer.class, v -> v >= 1 && v <= 16_384, "1 .. 16384", 64);
+  /** Largest message, fragmented as needed; larger sends fail with MessageTooLargeException (default 16 MiB). */
+  public static final RdmaOption<Integer> MAX_MESSAGE_SIZE =
+      new RdmaOption<>("MAX_MESSAGE_SIZE", Integer.class, v -> v >= 1, ">= 1", 16 << 20);
+  /** Sends of at most this many bytes go inline (IBV_SEND_INLINE); 0 disables (default). */
+  public static final RdmaOption<Integer> INLINE_THRESHOLD =
+      new RdmaOption<>("INLINE_THRESHOLD", Integer.class, v -> v >= 0 && v <= 1024, "0 .. 1024", 0);
+  /**
+   * How completions are waited for: EVENT (the completion channel's event loop) or BUSY_POLL (a
+   * spinning thread per connection); AUTO (default) takes the {@link RdmaResources}' mode.
+   */
+  public static final RdmaOption<CompletionStreamOptions.Mode> COMPLETION_MODE =
+      new RdmaOption<>("COMPLETION_MODE", CompletionStreamOptions.Mode.class, v -> true, "any",
+          CompletionStreamOptions.Mode.AUTO);
+  /** The verbs provider: {@code auto}, {@code native} or {@code in-memory} (default: the rdma.provider selection). */
+  public static final RdmaOption<String> PROVIDER = new RdmaOption<>("PROVIDER", String.class,
+      v -> switch (v.toLowerCase(Locale.ROOT)) {
+        case "auto", "native", "in-memory", "default" -> true;
+        default -> false;
+      }, "auto, native, in-memory or default", "default");
+  /**
+   * Raw mode: no framing and no credits, one RDMA SEND per message, every receive buffer posted up
+   * front, so that plain librdmacm programs (rdma_client, rdma_server) can be peers. Limits: a
+   * message must fit one buffer of the receiver (else the receiver's QP fails), a slow receiver
+   * makes the sender retry (RNR) instead of slowing it down, and no private-data handshake checks
+   * the peer's settings.
+   */
+  public static final RdmaOption<Boolean> RAW =
+      new RdmaOption<>("RAW", Boolean.class, v -> true, "true or false", false);
+
+  private final String name;
+  private final Class<T> type;
+  private final Predicate<T> valid;
+  private final String range;
+  private final T defaultValue;
+
+  private RdmaOption(String name, Class<T> type, Predicate<T> valid, String range, T defaultValue) {
+    this.name = name;
+    this.type = type;
+    this.valid = valid;
+    this.range = range;
+    this.defaultValue = defaultValue;
+  }
+
+  public String name() {
+    return name;
+  }
+
+  public T defaultValue() {
+    return defaultValue;
+  }
+
+  /** Checks {@code value}, naming this option in the error. */
+  T validate(Object value) {
+    if (!type.isInstance(value)) {
+      throw new IllegalArgumentException(name + " takes a " + type.getSimpleName() + ", was " + value.getClass().getName());
+    }
+    T v = type.cast(value);
+    if (!valid.test(v)) {
+      throw new IllegalArgumentException(name + " must be " + range + ", was " + v);
+    }
+    return v;
+  }
+
+  @Override
+  public String toString() {
+    return name;
+  }
+}

@@ -1,0 +1,206 @@
+package io.rdmareactive.rdma.transport;
+
+import io.rdmareactive.rdma.spi.Endpoint;
+import io.rdmareactive.rdma.spi.Listener;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
+import java.util.function.Consumer;
+import org.reactivestreams.Publisher;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * An RDMA messaging server, in Reactor Netty's shape: immutable, each method returns a configured
+ * copy; {@link #bind()} listens.
+ *
+ * <pre>{@code
+ * DisposableRdmaServer server = RdmaServer.create()
+ *     .host("10.0.0.1").port(7471)
+ *     .handle((in, out) -> out.send(in.receive()))   // echo
+ *     .bindNow();
+ * }</pre>
+ *
+ * Each accepted connection runs the handler; when the handler's publisher terminates the
+ * connection is disposed.
+ */
+public final class RdmaServer {
+  private static final Logger log = Loggers.getLogger(RdmaServer.class);
+
+  private final TransportConfig config;
+  private final BiFunction<? super RdmaInbound, ? super RdmaOutbound, ? extends Publisher<Void>> handler;
+  private final Consumer<? super RdmaConnection> onConnection;
+  private final Consumer<? super RdmaConnection> onDisconnected;
+
+  private RdmaServer(TransportConfig config,
+      BiFunction<? super RdmaInbound, ? super RdmaOutbound, ? extends Publisher<Void>> handler,
+      Consumer<? super RdmaConnection> onConnection, Consumer<? super RdmaConnection> onDisconnected) {
+    this.config = config;
+    this.handler = handler;
+    this.onConnection = onConnection;
+    this.onDisconnected = onDisconnected;
+  }
+
+  /** A server on all local addresses ({@code 0.0.0.0}), any free port, an idle handler. */
+  public static RdmaServer create() {
+    return new RdmaServer(TransportConfig.defaults("0.0.0.0"), (in, out) -> Mono.never(), c -> {}, c -> {});
+  }
+
+  public RdmaServer host(String host) {
+    return new RdmaServer(config.withHost(Objects.requireNonNull(host, "host")), handler, onConnection,
+        onDisconnected);
+  }
+
+  /** The port, 0 for any free one. */
+  public RdmaServer port(int port) {
+    return new RdmaServer(config.withPort(port), handler, onConnection, onDisconnected);
+  }
+
+  public <T> RdmaServer option(RdmaOption<T> option, T value) {
+    return new RdmaServer(config.with(option, value), handler, onConnection, onDisconnected);
+  }
+
+  public RdmaServer resources(RdmaResources resources) {
+    return new RdmaServer(config.withResources(Objects.requireNonNull(resources, "resources")), handler,
+        onConnection, onDisconnected);
+  }
+
+  /** What each connection does; the connection is disposed when the returned publisher terminates. */
+  public RdmaServer handle(
+      BiFunction<? super RdmaInbound, ? super RdmaOutbound, ? extends Publisher<Void>> handler) {
+    return new RdmaServer(config, Objects.requireNonNull(handler, "handler"), onConnection, onDisconnected);
+  }
+
+  /** Called with each established connection, before the handler. */
+  public RdmaServer doOnConnection(Consumer<? super RdmaConnection> onConnection) {
+    return new RdmaServer(config, handler, Objects.requireNonNull(onConnection, "onConnection"), onDisconnected);
+  }
+
+  /** Called when a connection is closed and freed. */
+  public RdmaServer doOnDisconnected(Consumer<? super RdmaConnection> onDisconnected) {
+    return new RdmaServer(config, handler, onConnection, Objects.requireNonNull(onDisconnected, "onDisconnected"));
+  }
+
+  /**
+   * Resolves the host and listens, on subscription. Errors: ConnectionException UNRESOLVED (host)
+   * or ADDRESS_IN_USE (port taken).
+   */
+  public Mono<DisposableRdmaServer> bind() {
+    TransportConfig c = config;
+    return Mono.fromCallable(() -> {
+      InetSocketAddress address = Addresses.resolve(c.host(), c.port());
+      Listener listener = c.connectionProvider().listen(address, c.endpointOptions(RdmaChannel.hello(c)));
+      return (DisposableRdmaServer) new Bound(listener);
+    }).subscribeOn(Schedulers.boundedElastic());
+  }
+
+  /** {@link #bind()}, waiting up to 30 seconds. Blocks. */
+  public DisposableRdmaServer bindNow() {
+    return bindNow(Duration.ofSeconds(30));
+  }
+
+  public DisposableRdmaServer bindNow(Duration timeout) {
+    return Objects.requireNonNull(bind().block(timeout), "bind completed empty");
+  }
+
+  private final class Bound implements DisposableRdmaServer {
+    private final Listener listener;
+    private final Set<RdmaChannel> connections = ConcurrentHashMap.newKeySet();
+    private final Sinks.Empty<Void> listening = Sinks.empty();
+    private final Disposable accepting;
+    private volatile boolean disposed;
+
+    Bound(Listener listener) {
+      this.listener = listener;
+      this.accepting = listener.incoming().subscribe(this::accept,
+          e -> log.error("rdma-reactive: the listener on " + address() + " failed", e),
+          () -> listening.tryEmitEmpty());
+    }
+
+    private void accept(Endpoint endpoint) {
+      Protocol.Hello peer = null;
+      if (!config.raw()) {
+        peer = Protocol.Hello.decode(endpoint.remotePrivateData());
+        if (peer == null) {
+          log.warn("rdma-reactive: rejecting a connect request to " + address()
+              + " without an rdma-reactive hello (a raw peer needs RdmaOption.RAW)");
+          endpoint.close();
+          return;
+        }
+      }
+      if (disposed) {
+        endpoint.close();
+        return;
+      }
+      RdmaChannel channel;
+      try {
+        channel = RdmaChannel.open(endpoint, config, address());
+      } catch (RuntimeException e) {
+        log.error("rdma-reactive: could not set up a connection on " + address(), e);
+        return;
+      }
+      connections.add(channel);
+      channel.onDispose().subscribe(null, null, () -> {
+        connections.remove(channel);
+        onDisconnected.accept(channel);
+      });
+      Protocol.Hello hello = peer;
+      endpoint.establish().subscribe(null,
+          e -> channel.abort(e).subscribe(null, x -> log.debug("rdma-reactive: accept failed", x)),
+          () -> run(channel, hello));
+    }
+
+    private void run(RdmaChannel channel, Protocol.@org.jspecify.annotations.Nullable Hello peer) {
+      channel.start(peer);
+      try {
+        onConnection.accept(channel);
+        Disposable d = Mono.fromDirect(handler.apply(channel, channel)).subscribe(null, e -> {
+          log.debug("rdma-reactive: the handler of " + channel + " failed", e);
+          channel.dispose();
+        }, channel::dispose);
+        channel.onDispose().subscribe(null, null, d::dispose);
+      } catch (RuntimeException e) {
+        log.error("rdma-reactive: the handler of " + channel + " threw", e);
+        channel.dispose();
+      }
+    }
+
+    @Override
+    public InetSocketAddress address() {
+      return listener.boundAddress();
+    }
+
+    @Override
+    public void dispose() {
+      disposed = true;
+      accepting.dispose();
+      listener.close();
+      listening.tryEmitEmpty();
+      for (RdmaChannel c : connections) {
+        c.dispose();
+      }
+    }
+
+    @Override
+    public boolean isDisposed() {
+      return disposed;
+    }
+
+    @Override
+    public Mono<Void> onDispose() {
+      return listening.asMono().then(Mono.defer(() -> {
+        List<Mono<Void>> all = connections.stream().map(RdmaChannel::onDispose).toList();
+        return Flux.merge(all).then();
+      }));
+    }
+  }
+}

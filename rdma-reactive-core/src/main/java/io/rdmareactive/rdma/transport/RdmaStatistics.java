@@ -1,0 +1,19 @@
+package io.rdmareactive.rdma.transport;
+
+/**
+ * A connection's counters.
+ *
+ * @param messagesSent messages whose sending completed
+ * @param messagesReceived messages delivered (or queued for delivery)
+ * @param bytesSent payload bytes posted
+ * @param bytesReceived payload bytes received
+ * @param creditUpdatesSent credit-only messages sent
+ * @param creditUpdatesReceived credit-only messages received
+ * @param credits receive buffers of the peer this side may still fill
+ * @param maxSendsInFlight most sends (data and credit) that were posted and not yet completed at once
+ * @param receiverNotReady RNR_RETRY_EXC_ERR completions seen: 0 unless flow control was broken
+ * @param creditViolations sends posted without a credit: 0 unless flow control was broken
+ */
+public record RdmaStatistics(long messagesSent, long messagesReceived, long bytesSent, long bytesReceived,
+    long creditUpdatesSent, long creditUpdatesReceived, long credits, int maxSendsInFlight,
+    long receiverNotReady, long creditViolations) {}

@@ -1,0 +1,99 @@
+package io.rdmareactive.rdma.transport;
+
+import io.rdmareactive.rdma.RdmaDevices;
+import io.rdmareactive.rdma.spi.ConnectionProvider;
+import io.rdmareactive.rdma.spi.EndpointOptions;
+import io.rdmareactive.rdma.verbs.CompletionStreamOptions;
+import java.time.Duration;
+import java.util.Locale;
+
+/** The settings of a server or client; immutable, each {@code with} gives a copy. */
+record TransportConfig(String host, int port, int bufferSize, int bufferCount, int maxMessageSize,
+    int inlineThreshold, CompletionStreamOptions.Mode completionMode, String provider, boolean raw,
+    RdmaResources resources, Duration connectTimeout) {
+
+  static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
+
+  static TransportConfig defaults(String host) {
+    return new TransportConfig(host, 0, RdmaOption.BUFFER_SIZE.defaultValue(), RdmaOption.BUFFER_COUNT.defaultValue(),
+        RdmaOption.MAX_MESSAGE_SIZE.defaultValue(), RdmaOption.INLINE_THRESHOLD.defaultValue(),
+        RdmaOption.COMPLETION_MODE.defaultValue(), RdmaOption.PROVIDER.defaultValue(), RdmaOption.RAW.defaultValue(),
+        RdmaResources.defaults(), DEFAULT_CONNECT_TIMEOUT);
+  }
+
+  TransportConfig withHost(String host) {
+    return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold, completionMode,
+        provider, raw, resources, connectTimeout);
+  }
+
+  TransportConfig withPort(int port) {
+    Addresses.checkPort(port);
+    return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold, completionMode,
+        provider, raw, resources, connectTimeout);
+  }
+
+  TransportConfig withResources(RdmaResources resources) {
+    return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold, completionMode,
+        provider, raw, resources, connectTimeout);
+  }
+
+  TransportConfig withConnectTimeout(Duration timeout) {
+    if (timeout.isNegative() || timeout.isZero()) {
+      throw new IllegalArgumentException("connect timeout must be positive, was " + timeout);
+    }
+    return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold, completionMode,
+        provider, raw, resources, timeout);
+  }
+
+  <T> TransportConfig with(RdmaOption<T> option, T value) {
+    T v = option.validate(value);
+    int bs = bufferSize;
+    int bc = bufferCount;
+    int mm = maxMessageSize;
+    int it = inlineThreshold;
+    CompletionStreamOptions.Mode cm = completionMode;
+    String pr = provider;
+    boolean rw = raw;
+    if (option == RdmaOption.BUFFER_SIZE) {
+      bs = (Integer) v;
+    } else if (option == RdmaOption.BUFFER_COUNT) {
+      bc = (Integer) v;
+    } else if (option == RdmaOption.MAX_MESSAGE_SIZE) {
+      mm = (Integer) v;
+    } else if (option == RdmaOption.INLINE_THRESHOLD) {
+      it = (Integer) v;
+    } else if (option == RdmaOption.COMPLETION_MODE) {
+      cm = (CompletionStreamOptions.Mode) v;
+    } else if (option == RdmaOption.PROVIDER) {
+      pr = ((String) v).toLowerCase(Locale.ROOT);
+    } else if (option == RdmaOption.RAW) {
+      rw = (Boolean) v;
+    } else {
+      throw new IllegalArgumentException("unknown option " + option);
+    }
+    return new TransportConfig(host, port, bs, bc, mm, it, cm, pr, rw, resources, connectTimeout);
+  }
+
+  /** Receive buffers: framed mode keeps two beyond the demand-driven ones (see RdmaChannel). */
+  int receiveBuffers() {
+    return raw ? bufferCount : bufferCount + RdmaChannel.RESERVE;
+  }
+
+  /** Send work requests: a data send per buffer plus room for credit updates. */
+  int sendQueueDepth() {
+    return raw ? bufferCount : bufferCount + RdmaChannel.RESERVE;
+  }
+
+  EndpointOptions endpointOptions(byte[] privateData) {
+    return new EndpointOptions(sendQueueDepth(), receiveBuffers(), inlineThreshold, privateData);
+  }
+
+  CompletionStreamOptions completionOptions() {
+    CompletionStreamOptions o = resources.completionOptions();
+    return completionMode == CompletionStreamOptions.Mode.AUTO ? o : o.withMode(completionMode);
+  }
+
+  ConnectionProvider connectionProvider() {
+    return (provider.equals("default") ? RdmaDevices.provider() : RdmaDevices.provider(provider)).connections();
+  }
+}

@@ -1,0 +1,365 @@
+package io.rdmareactive.rdma.nativ;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import io.rdmareactive.rdma.ConnectionException;
+import io.rdmareactive.rdma.NativeCallException;
+import io.rdmareactive.rdma.ResourceClosedException;
+import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * An RDMA CM event channel (rdma_create_event_channel, fd non-blocking) served by one daemon
+ * thread, {@code rdma-cm-N}, that polls the channel, copies and acknowledges each event at once
+ * (so destroying an id never waits on us), and hands it to the {@link Handler} of its id.
+ * Connection setup ({@link #connect}) is a state machine on that thread: resolve address,
+ * resolve route, create QP, connect, ESTABLISHED, each failure mapped to a
+ * {@link ConnectionException} and the id destroyed. Handlers run on the loop thread and must not
+ * block. Closing fails with ResourceBusyException while endpoints are attached.
+ */
+final class CmEventLoop extends AbstractRdmaResource {
+  private static final Logger log = Loggers.getLogger(CmEventLoop.class);
+  private static final AtomicInteger THREADS = new AtomicInteger();
+  private static final int RESOLVE_TIMEOUT_MILLIS = 2_000;
+  private static final int POLL_MILLIS = 100;
+
+  /**
+   * Receives the events of one id, on the loop thread. On DISCONNECTED from the peer, call
+   * {@link CmEndpoint#disconnect()} (non-blocking here): the IB CM answers the peer's DREQ only
+   * then (or when the id is destroyed), and until it does the peer waits for its own DISCONNECTED.
+   */
+  @FunctionalInterface
+  interface Handler {
+    void onEvent(CmEndpoint endpoint, CmEvent event);
+  }
+
+  private final MemorySegment channel;
+  private final int channelFd;
+  private final int wakeFd;
+  private final MemorySegment eventOut = Arena.ofAuto().allocate(ADDRESS);
+  private final MemorySegment wakeBuf = Arena.ofAuto().allocate(JAVA_LONG);
+  private final Map<Long, CmEndpoint> attached = new ConcurrentHashMap<>();
+  private final Map<Long, PendingConnect> connecting = new ConcurrentHashMap<>();
+  private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+  private final Thread thread;
+  private volatile boolean running = true;
+
+  CmEventLoop() {
+    super("rdma cm event loop", null);
+    MemorySegment ch;
+    int wfd;
+    try {
+      ch = (MemorySegment) RdmaCm.H.CREATE_EVENT_CHANNEL.invokeExact(Native.callState());
+      if (ch.equals(MemorySegment.NULL)) {
+        throw RdmaCm.failure("rdma_create_event_channel");
+      }
+      wfd = (int) RdmaCm.H.EVENTFD.invokeExact(Native.callState(), 0,
+          (int) (CmLayout.EFD_NONBLOCK | CmLayout.EFD_CLOEXEC));
+      if (wfd < 0) {
+        NativeCallException e = RdmaCm.failure("eventfd");
+        RdmaCm.H.DESTROY_EVENT_CHANNEL.invokeExact(ch);
+        throw e;
+      }
+    } catch (Throwable t) {
+      abandon();
+      throw RdmaCm.rethrow(t);
+    }
+    channel = ch.reinterpret(CmLayout.SIZEOF_EVENT_CHANNEL);
+    channelFd = channel.get(JAVA_INT, CmLayout.EVENT_CHANNEL_FD);
+    wakeFd = wfd;
+    RdmaCm.LIVE.incrementAndGet();
+    RdmaCm.setNonBlocking(channelFd);
+    thread = new Thread(this::run, "rdma-cm-" + THREADS.incrementAndGet());
+    thread.setDaemon(true);
+    thread.start();
+  }
+
+  /** The struct rdma_event_channel*. */
+  MemorySegment channel() {
+    return channel;
+  }
+
+  boolean inLoop() {
+    return Thread.currentThread() == thread;
+  }
+
+  /**
+   * Moves {@code endpoint} onto this loop (rdma_migrate_id): its events go to {@code handler}
+   * from now on, and its blocking calls (connect, accept, disconnect) stop waiting for events.
+   * The endpoint holds a lease on the loop until it is closed.
+   */
+  void attach(CmEndpoint endpoint, Handler handler) {
+    acquireLease();
+    try {
+      attached.put(endpoint.idAddress(), endpoint);
+      endpoint.attached(this, handler);
+      endpoint.migrate(channel);
+    } catch (RuntimeException e) {
+      attached.remove(endpoint.idAddress());
+      endpoint.attached(null, null);
+      releaseLease();
+      throw e;
+    }
+  }
+
+  /**
+   * Connects asynchronously to {@code host}:{@code port}: rdma_create_id on this channel,
+   * rdma_resolve_addr, rdma_resolve_route, rdma_create_qp ({@code qp}, default PD), rdma_connect
+   * with {@code privateData}. The future completes on the loop thread with the endpoint once
+   * ESTABLISHED (its {@link CmEndpoint#peerPrivateData()} is the accept's private data; the
+   * ESTABLISHED event and all later ones go to {@code handler} first), or fails with a {@link ConnectionException}: REFUSED (rejected),
+   * UNREACHABLE (address, route or connect error), TIMED_OUT ({@code timeout} passed). Cancelling
+   * the future abandons the attempt and destroys the id.
+   */
+  CompletableFuture<CmEndpoint> connect(String host, int port, CmQueuePairOptions qp, byte[] privateData,
+      Duration timeout, Handler handler) {
+    if (privateData.length > 255) {
+      throw new IllegalArgumentException("private data is at most 255 bytes (56 on InfiniBand/RoCE), was "
+          + privateData.length);
+    }
+    CompletableFuture<CmEndpoint> future = new CompletableFuture<>();
+    CmAddressInfo address;
+    try {
+      address = CmAddressInfo.active(host, port);
+    } catch (RuntimeException e) {
+      future.completeExceptionally(e);
+      return future;
+    }
+    long deadline = System.nanoTime() + timeout.toNanos();
+    execute(() -> startConnect(address, qp, privateData.clone(), deadline, handler, future));
+    return future;
+  }
+
+  private void startConnect(CmAddressInfo address, CmQueuePairOptions qp, byte[] privateData, long deadline,
+      Handler handler, CompletableFuture<CmEndpoint> future) {
+    CmEndpoint ep = null;
+    try (address) {
+      if (future.isDone()) {
+        return;
+      }
+      ensureOpen();
+      MemorySegment out = Arena.ofAuto().allocate(ADDRESS);
+      int rc = (int) RdmaCm.H.CREATE_ID.invokeExact(Native.callState(), channel, out, MemorySegment.NULL,
+          (int) CmLayout.RDMA_PS_TCP);
+      if (rc != 0) {
+        throw RdmaCm.failure("rdma_create_id");
+      }
+      ep = new CmEndpoint(out.get(ADDRESS, 0), "active endpoint to " + address);
+      acquireLease();
+      attached.put(ep.idAddress(), ep);
+      ep.attached(this, null);
+      connecting.put(ep.idAddress(), new PendingConnect(ep, qp, privateData, deadline, handler, future));
+      ep.resolveAddress(address, RESOLVE_TIMEOUT_MILLIS);
+    } catch (Throwable t) {
+      if (ep != null) {
+        fail(ep.idAddress(), t);
+      } else {
+        future.completeExceptionally(t);
+      }
+    }
+  }
+
+  /** Runs {@code task} on the loop thread. */
+  void execute(Runnable task) {
+    tasks.add(task);
+    wake();
+  }
+
+  /** Called by an attached endpoint's close (under its lock): no more events for it. */
+  void forget(CmEndpoint endpoint) {
+    if (attached.remove(endpoint.idAddress()) != null) {
+      PendingConnect p = connecting.remove(endpoint.idAddress());
+      if (p != null) {
+        p.future.completeExceptionally(new ResourceClosedException(endpoint + " (closed while connecting)"));
+      }
+      endpoint.attached(null, null);
+      releaseLease();
+    }
+  }
+
+  private void wake() {
+    try {
+      wakeBuf.set(JAVA_LONG, 0, 1L);
+      long ignored = (long) RdmaCm.H.WRITE.invokeExact(wakeFd, wakeBuf, 8L);
+    } catch (Throwable t) {
+      throw RdmaCm.rethrow(t);
+    }
+  }
+
+  private void run() {
+    MemorySegment drain = Arena.ofAuto().allocate(JAVA_LONG);
+    while (running) {
+      try {
+        if (RdmaCm.awaitReadable(channelFd, wakeFd, POLL_MILLIS)) {
+          long ignored = (long) RdmaCm.H.READ.invokeExact(wakeFd, drain, 8L);
+        }
+        Runnable task;
+        while ((task = tasks.poll()) != null) {
+          task.run();
+        }
+        drainEvents();
+        checkDeadlines();
+      } catch (Throwable t) {
+        log.error("rdma-cm event loop: unexpected failure, continuing", t);
+      }
+    }
+    // Stopping: abandon connection attempts still in progress.
+    for (Long idAddress : connecting.keySet()) {
+      fail(idAddress, new ConnectionException(ConnectionException.Reason.RESET, "event loop closed", null));
+    }
+  }
+
+  private void drainEvents() throws Throwable {
+    while (running) {
+      int rc = (int) RdmaCm.H.GET_CM_EVENT.invokeExact(Native.callState(), channel, eventOut);
+      if (rc != 0) {
+        int errno = Native.lastErrno();
+        if (errno != NativeCallException.EAGAIN) {
+          log.warn("rdma_get_cm_event failed: {}", Native.strerror(errno));
+        }
+        return;
+      }
+      MemorySegment event = eventOut.get(ADDRESS, 0);
+      CmEvent copy = CmEvent.copyOf(event);
+      int ack = (int) RdmaCm.H.ACK_CM_EVENT.invokeExact(Native.callState(), event);
+      if (ack != 0) {
+        log.warn("rdma_ack_cm_event failed: {}", Native.strerror(Native.lastErrno()));
+      }
+      dispatch(copy);
+    }
+  }
+
+  private void dispatch(CmEvent event) {
+    // A CONNECT_REQUEST belongs to the listening id; everything else to the id itself.
+    long key = event.type() == CmEvent.Type.CONNECT_REQUEST ? event.listenId() : event.id();
+    PendingConnect pending = connecting.get(key);
+    if (pending != null) {
+      advance(pending, event);
+      return;
+    }
+    CmEndpoint ep = attached.get(key);
+    Handler h = ep == null ? null : ep.handler();
+    if (ep == null || h == null) {
+      log.debug("rdma-cm: {} for an id nobody listens to, dropped", event);
+      return;
+    }
+    try {
+      h.onEvent(ep, event);
+    } catch (Throwable t) {
+      log.error("rdma-cm: handler failed on " + event, t);
+    }
+  }
+
+  private void advance(PendingConnect p, CmEvent event) {
+    CmEndpoint ep = p.endpoint;
+    try {
+      if (p.future.isDone()) { // cancelled by the caller
+        fail(ep.idAddress(), new java.util.concurrent.CancellationException());
+        return;
+      }
+      switch (event.type()) {
+        case ADDRESS_RESOLVED -> ep.resolveRoute(RESOLVE_TIMEOUT_MILLIS);
+        case ROUTE_RESOLVED -> {
+          ep.createQueuePair(null, p.qp);
+          ep.connect(p.privateData);
+        }
+        case ESTABLISHED -> {
+          connecting.remove(ep.idAddress());
+          ep.peerPrivateData(event.privateData());
+          ep.handler(p.handler);
+          try {
+            p.handler.onEvent(ep, event);
+          } catch (Throwable t) {
+            log.error("rdma-cm: handler failed on " + event, t);
+          }
+          if (!p.future.complete(ep)) {
+            ep.close(); // cancelled at the last moment
+          }
+        }
+        case REJECTED -> fail(ep.idAddress(), new ConnectionException(ConnectionException.Reason.REFUSED,
+            "connection to " + ep + " refused (reject reason " + event.status() + ")", null));
+        case ADDRESS_ERROR, ROUTE_ERROR, UNREACHABLE, CONNECT_ERROR, DEVICE_REMOVAL ->
+            fail(ep.idAddress(), new ConnectionException(ConnectionException.Reason.UNREACHABLE,
+                "connecting " + ep + ": " + RdmaCm.eventName(event.type().ordinal())
+                    + statusText(event.status()), null));
+        case DISCONNECTED -> fail(ep.idAddress(), new ConnectionException(ConnectionException.Reason.RESET,
+            "connection to " + ep + " reset while connecting", null));
+        default -> log.debug("rdma-cm: {} while connecting, ignored", event);
+      }
+    } catch (Throwable t) {
+      fail(ep.idAddress(), t);
+    }
+  }
+
+  private static String statusText(int status) {
+    return status == 0 ? "" : " (" + (status < 0 ? Native.strerror(-status) : "status " + status) + ")";
+  }
+
+  private void checkDeadlines() {
+    if (connecting.isEmpty()) {
+      return;
+    }
+    long now = System.nanoTime();
+    for (PendingConnect p : connecting.values()) {
+      if (p.future.isDone()) {
+        fail(p.endpoint.idAddress(), new java.util.concurrent.CancellationException());
+      } else if (now - p.deadline >= 0) {
+        fail(p.endpoint.idAddress(), new ConnectionException(ConnectionException.Reason.TIMED_OUT,
+            "connecting " + p.endpoint + " timed out", null));
+      }
+    }
+  }
+
+  private void fail(long idAddress, Throwable cause) {
+    PendingConnect p = connecting.remove(idAddress);
+    if (p == null) {
+      return;
+    }
+    try {
+      p.endpoint.close();
+    } catch (RuntimeException e) {
+      cause.addSuppressed(e);
+    }
+    p.future.completeExceptionally(cause);
+  }
+
+  @Override
+  protected void release() {
+    running = false;
+    if (!inLoop()) {
+      wake();
+      try {
+        thread.join(10_000);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
+    try {
+      RdmaCm.H.DESTROY_EVENT_CHANNEL.invokeExact(channel);
+      int ignored = (int) RdmaCm.H.CLOSE.invokeExact(wakeFd);
+    } catch (Throwable t) {
+      throw RdmaCm.rethrow(t);
+    }
+    RdmaCm.LIVE.decrementAndGet();
+  }
+
+  @Override
+  protected String closeFunction() {
+    return "rdma_destroy_event_channel";
+  }
+
+  private record PendingConnect(CmEndpoint endpoint, CmQueuePairOptions qp, byte[] privateData, long deadline,
+      Handler handler, CompletableFuture<CmEndpoint> future) {}
+}

@@ -1,0 +1,144 @@
+package io.rdmareactive.rdma.nativ;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import io.rdmareactive.rdma.NativeCallException;
+import io.rdmareactive.rdma.RdmaException;
+import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The passive side: rdma_create_ep with RAI_PASSIVE (which keeps the PD and QP attributes for
+ * incoming requests) and rdma_listen. {@link #getRequest} hands out each request as a
+ * {@link CmEndpoint} that already has its QP; accept or reject it, then close it. Closing the
+ * listener does not affect endpoints already handed out.
+ */
+final class CmListener extends AbstractRdmaResource {
+  private static final int WAIT_SLICE_MILLIS = 50;
+
+  private final MemorySegment id;
+  private final int channelFd;
+  private final int port;
+  private final String address;
+
+  private CmListener(MemorySegment id, String address) {
+    super("listener on " + address, null);
+    this.id = id.reinterpret(CmLayout.SIZEOF_CM_ID);
+    this.address = address;
+    RdmaCm.LIVE.incrementAndGet();
+    try {
+      channelFd = this.id.get(ADDRESS, CmLayout.CM_ID_CHANNEL).reinterpret(CmLayout.SIZEOF_EVENT_CHANNEL)
+          .get(JAVA_INT, CmLayout.EVENT_CHANNEL_FD);
+      // Non-blocking: rdma_get_request then reports EAGAIN and waits happen in Java, in slices.
+      RdmaCm.setNonBlocking(channelFd);
+      port = Short.toUnsignedInt(Short.reverseBytes((short) RdmaCm.H.GET_SRC_PORT.invokeExact(this.id)));
+    } catch (Throwable t) {
+      destroy();
+      abandon();
+      throw RdmaCm.rethrow(t);
+    }
+  }
+
+  /**
+   * Listens on {@code host}:{@code port} ({@code host} null: every address; {@code port} 0: any
+   * free port, see {@link #port()}). Requests get a QP made from {@code qp} on {@code pd} (null:
+   * the device's default PD).
+   *
+   * @throws io.rdmareactive.rdma.ConnectionException ADDRESS_IN_USE, UNRESOLVED, ...
+   */
+  static CmListener open(@Nullable String host, int port, @Nullable MemorySegment pd, CmQueuePairOptions qp,
+      int backlog) {
+    if (backlog < 0) {
+      throw new IllegalArgumentException("backlog must be >= 0, was " + backlog);
+    }
+    try (CmAddressInfo address = CmAddressInfo.passive(host, port); Arena a = Arena.ofConfined()) {
+      MemorySegment attr = qp.toNative(a, MemorySegment.NULL);
+      MemorySegment out = a.allocate(ADDRESS);
+      int rc = (int) RdmaCm.H.CREATE_EP.invokeExact(Native.callState(), out, address.segment(),
+          (MemorySegment) (pd == null ? MemorySegment.NULL : pd), attr);
+      if (rc != 0) {
+        throw RdmaCm.connectFailure("rdma_create_ep", Native.lastErrno(), "binding " + address);
+      }
+      CmListener listener = new CmListener(out.get(ADDRESS, 0), (host == null ? "*" : host) + ":" + port);
+      rc = (int) RdmaCm.H.LISTEN.invokeExact(Native.callState(), listener.id, backlog);
+      if (rc != 0) {
+        int errno = Native.lastErrno();
+        listener.close();
+        throw RdmaCm.connectFailure("rdma_listen", errno, "listening on " + address);
+      }
+      return listener;
+    } catch (Throwable t) {
+      throw RdmaCm.rethrow(t);
+    }
+  }
+
+  /** The bound port (the chosen one when opened with port 0). */
+  int port() {
+    return port;
+  }
+
+  /** The struct rdma_cm_id* of the listening id. */
+  MemorySegment id() {
+    return id;
+  }
+
+  /**
+   * rdma_get_request: the next connection request, waiting at most {@code timeoutMillis}
+   * (negative: no limit). The endpoint has its QP and the request's private data
+   * ({@link CmEndpoint#peerPrivateData()}); accept or reject it.
+   *
+   * @return the request, or null on timeout
+   */
+  @Nullable CmEndpoint getRequest(long timeoutMillis) {
+    long deadline = timeoutMillis < 0 ? Long.MAX_VALUE : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
+    while (true) {
+      synchronized (this) {
+        ensureOpen();
+        try (Arena a = Arena.ofConfined()) {
+          MemorySegment out = a.allocate(ADDRESS);
+          int rc = (int) RdmaCm.H.GET_REQUEST.invokeExact(Native.callState(), id, out);
+          if (rc == 0) {
+            CmEndpoint ep = new CmEndpoint(out.get(ADDRESS, 0), "endpoint accepted on " + address);
+            ep.peerPrivateData(ep.eventPrivateData());
+            return ep;
+          }
+          int errno = Native.lastErrno();
+          if (errno != NativeCallException.EAGAIN) {
+            throw Native.failure("rdma_get_request", errno, "on " + this);
+          }
+        } catch (Throwable t) {
+          throw RdmaCm.rethrow(t);
+        }
+      }
+      long remaining = deadline - System.nanoTime();
+      if (remaining <= 0) {
+        return null;
+      }
+      RdmaCm.awaitReadable(channelFd, -1,
+          (int) Math.min(WAIT_SLICE_MILLIS, Math.max(1, TimeUnit.NANOSECONDS.toMillis(remaining))));
+    }
+  }
+
+  private void destroy() {
+    try {
+      RdmaCm.H.DESTROY_EP.invokeExact(id);
+    } catch (Throwable t) {
+      throw new RdmaException("rdma_destroy_ep failed", t);
+    }
+    RdmaCm.LIVE.decrementAndGet();
+  }
+
+  @Override
+  protected void release() {
+    destroy();
+  }
+
+  @Override
+  protected String closeFunction() {
+    return "rdma_destroy_ep";
+  }
+}

@@ -1,0 +1,102 @@
+package io.rdmareactive.rdma.nativ;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import io.rdmareactive.rdma.NativeCallException;
+import io.rdmareactive.rdma.spi.RdmaProvider;
+import io.rdmareactive.rdma.verbs.RdmaContext;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The {@code native} provider: libibverbs through FFM. Lists devices with ibv_get_device_list;
+ * a host without libibverbs or without devices simply lists none.
+ */
+public final class NativeProvider implements RdmaProvider {
+  static final String NAME = "native";
+
+  public NativeProvider() {}
+
+  @Override
+  public String name() {
+    return NAME;
+  }
+
+  @Override
+  public boolean isAvailable() {
+    try {
+      return !devices().isEmpty();
+    } catch (Throwable t) {
+      return false;
+    }
+  }
+
+  @Override
+  public List<DeviceInfo> devices() {
+    if (!Verbs.isLoadable()) {
+      return List.of();
+    }
+    Verbs v = Verbs.get();
+    List<DeviceInfo> out = new ArrayList<>();
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment num = a.allocate(JAVA_INT);
+      MemorySegment list = (MemorySegment) Calls.plain(v.getDeviceList, Native.callState(), num);
+      if (list.address() == 0) {
+        return List.of(); // e.g. ENOSYS: no RDMA support in this kernel
+      }
+      try {
+        int n = num.get(JAVA_INT, 0);
+        MemorySegment devs = list.reinterpret(ADDRESS.byteSize() * n);
+        for (int i = 0; i < n; i++) {
+          MemorySegment dev = devs.getAtIndex(ADDRESS, i);
+          out.add(new DeviceInfo(name(v, dev), Long.reverseBytes((long) Calls.plain(v.getDeviceGuid, dev)), NAME));
+        }
+      } finally {
+        Calls.plain(v.freeDeviceList, list);
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  private static String name(Verbs v, MemorySegment dev) {
+    MemorySegment s = (MemorySegment) Calls.plain(v.getDeviceName, dev);
+    return s.address() == 0 ? "" : s.reinterpret(256).getString(0);
+  }
+
+  /**
+   * @throws NativeLibraryUnavailableException when libibverbs cannot be loaded
+   * @throws NativeCallException (ENODEV) when no device has that name
+   */
+  @Override
+  public RdmaContext open(String deviceName) {
+    Verbs v = Verbs.get();
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment num = a.allocate(JAVA_INT);
+      MemorySegment list = (MemorySegment) Calls.plain(v.getDeviceList, Native.callState(), num);
+      if (list.address() == 0) {
+        throw Native.failure("ibv_get_device_list", Native.lastErrno(), "looking for " + deviceName);
+      }
+      try {
+        int n = num.get(JAVA_INT, 0);
+        MemorySegment devs = list.reinterpret(ADDRESS.byteSize() * n);
+        List<String> seen = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+          MemorySegment dev = devs.getAtIndex(ADDRESS, i);
+          String name = name(v, dev);
+          if (name.equals(deviceName)) {
+            // The context keeps its own reference to the device: freeing the list afterwards is fine.
+            return NativeContext.open(v, dev, name);
+          }
+          seen.add(name);
+        }
+        throw Native.failure("ibv_open_device", NativeCallException.ENODEV,
+            "no RDMA device named '" + deviceName + "'; devices here: " + seen);
+      } finally {
+        Calls.plain(v.freeDeviceList, list);
+      }
+    }
+  }
+}

@@ -1,0 +1,107 @@
+package io.rdmareactive.rdma.nativ;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import io.rdmareactive.rdma.NativeCallException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.util.concurrent.TimeUnit;
+
+/** poll(2), fcntl(2), open(2) and close(2) for the verbs file descriptors (channels, async events, XRC files). */
+final class Posix {
+  static final int O_RDONLY = 0, O_CREAT = 0100, O_EXCL = 0200, O_NONBLOCK = 04000, O_CLOEXEC = 02000000;
+  static final int F_GETFL = 3, F_SETFL = 4;
+  static final short POLLIN = 1;
+
+  private static final Linker.Option CAPTURE = Linker.Option.captureCallState("errno");
+  private static final MethodHandle POLL = handle("poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
+  private static final MethodHandle FCNTL = handle("fcntl", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT, JAVA_INT),
+      Linker.Option.firstVariadicArg(2));
+  private static final MethodHandle OPEN = handle("open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
+      Linker.Option.firstVariadicArg(2));
+  private static final MethodHandle CLOSE = handle("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+  /** struct pollfd {int fd; short events; short revents;}, one per thread: waits allocate nothing. */
+  private static final ThreadLocal<MemorySegment> POLLFD = ThreadLocal.withInitial(() -> Arena.global().allocate(8, 4));
+
+  private Posix() {}
+
+  private static MethodHandle handle(String name, FunctionDescriptor fd, Linker.Option... extra) {
+    Linker.Option[] options = new Linker.Option[extra.length + 1];
+    options[0] = CAPTURE;
+    System.arraycopy(extra, 0, options, 1, extra.length);
+    return Native.LINKER.downcallHandle(Native.LINKER.defaultLookup().find(name).orElseThrow(), fd, options);
+  }
+
+  /**
+   * Waits up to {@code timeoutNanos} (rounded up to a millisecond) for {@code fd} to be readable.
+   * EINTR counts as "not ready".
+   */
+  static boolean awaitReadable(int fd, long timeoutNanos) {
+    MemorySegment p = POLLFD.get();
+    p.set(JAVA_INT, 0, fd);
+    p.set(JAVA_SHORT, 4, POLLIN);
+    p.set(JAVA_SHORT, 6, (short) 0);
+    long ms = timeoutNanos <= 0 ? 0 : Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(timeoutNanos + 999_999));
+    int rc;
+    try {
+      rc = (int) POLL.invokeExact(Native.callState(), p, 1L, (int) ms);
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+    if (rc < 0) {
+      int errno = Native.lastErrno();
+      if (errno == NativeCallException.EINTR) {
+        return false;
+      }
+      throw Native.failure("poll", errno, "fd " + fd);
+    }
+    return rc > 0 && (p.get(JAVA_SHORT, 6) & POLLIN) != 0;
+  }
+
+  /** Adds O_NONBLOCK to {@code fd}'s status flags, so reads of an empty queue return EAGAIN. */
+  static void setNonBlocking(int fd) {
+    try {
+      int flags = (int) FCNTL.invokeExact(Native.callState(), fd, F_GETFL, 0);
+      if (flags < 0) {
+        throw Native.failure("fcntl", Native.lastErrno(), "F_GETFL on fd " + fd);
+      }
+      if ((int) FCNTL.invokeExact(Native.callState(), fd, F_SETFL, flags | O_NONBLOCK) < 0) {
+        throw Native.failure("fcntl", Native.lastErrno(), "F_SETFL O_NONBLOCK on fd " + fd);
+      }
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
+  /** open(2); throws a NativeCallException naming the path. */
+  static int open(String path, int flags, int mode) {
+    try (Arena a = Arena.ofConfined()) {
+      int fd = (int) OPEN.invokeExact(Native.callState(), a.allocateFrom(path), flags, mode);
+      if (fd < 0) {
+        throw Native.failure("open", Native.lastErrno(), path);
+      }
+      return fd;
+    } catch (RuntimeException e) {
+      throw e;
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
+  static void close(int fd) {
+    try {
+      int rc = (int) CLOSE.invokeExact(Native.callState(), fd);
+      assert rc == 0 || rc == -1;
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+}

@@ -176,6 +176,11 @@ final class MemConnectionEndpoint extends AbstractRdmaResource implements Endpoi
             "connection refused: the listener's side rejected it", null));
       }
     }
+    // The peer hears of it before our QP fails its sends, so it can tell "peer gone" from a fault.
+    MemConnectionEndpoint p = peer;
+    if (p != null) {
+      p.onDisconnect.tryEmitEmpty(); // its QP stays as it is until it disconnects too
+    }
     try {
       if (!qp.isClosed()) {
         qp.toError();
@@ -184,10 +189,6 @@ final class MemConnectionEndpoint extends AbstractRdmaResource implements Endpoi
       // closed concurrently: nothing left to flush
     }
     onDisconnect.tryEmitEmpty();
-    MemConnectionEndpoint p = peer;
-    if (p != null) {
-      p.onDisconnect.tryEmitEmpty(); // the peer learns of it; its QP stays as it is until it disconnects too
-    }
   }
 
   @Override

@@ -159,6 +159,8 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private long currentOffset;
   private long dataPosted;
   private long dataCompleted;
+  /** Sequence number of the first data send that failed; sends before it were delivered. */
+  private long firstFailedData = Long.MAX_VALUE;
   private boolean disconnected;
   private boolean closed;
   private boolean inboundTerminated;
@@ -489,7 +491,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       posted--;
       if (!wc.isSuccess()) {
         freeReceives[freeReceiveCount++] = index;
-        if (!disconnected && failure == null) {
+        if (!disconnected && failure == null && !peerDisconnected) {
           failure = wc.status() == WorkCompletion.Status.WR_FLUSH_ERR
               ? reset("the queue pair went to the error state", null)
               : reset("a receive failed", new WorkCompletionException(wc));
@@ -534,6 +536,9 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     if (tag == DATA) {
       freeSends[freeSendCount++] = index;
       dataCompleted++;
+      if (!wc.isSuccess() && firstFailedData == Long.MAX_VALUE) {
+        firstFailedData = dataCompleted;
+      }
       if (wc.isSuccess()) {
         Long end;
         while ((end = messageEnds.peek()) != null && end <= dataCompleted) {
@@ -546,13 +551,14 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       if (wc.status() == WorkCompletion.Status.RNR_RETRY_EXC_ERR) {
         receiverNotReady++;
       }
-      if (!disconnected && failure == null) {
+      // A send failing because the peer just disconnected is the disconnect, not a fault.
+      if (!disconnected && failure == null && !peerDisconnected) {
         failure = reset("a send failed (the peer is gone or stopped receiving)", new WorkCompletionException(wc));
       }
-      return;
     }
     SendSource head;
-    while ((head = awaitingAck.peek()) != null && head.lastSequence <= dataCompleted) {
+    while ((head = awaitingAck.peek()) != null && head.lastSequence <= dataCompleted
+        && head.lastSequence < firstFailedData) {
       awaitingAck.poll();
       head.complete();
     }
@@ -847,9 +853,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     while ((s = sources.poll()) != null) {
       s.fail(e);
     }
-    while ((s = awaitingAck.poll()) != null) {
-      s.fail(e);
-    }
+    // Sends wholly posted (awaitingAck) succeed or fail by their completions, still to come.
     try {
       endpoint.disconnect();
     } catch (RuntimeException ex) {
@@ -870,6 +874,10 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       return; // the flush completions are on their way
     }
     closed = true;
+    SendSource unacknowledged;
+    while ((unacknowledged = awaitingAck.poll()) != null) {
+      unacknowledged.fail(sendError());
+    }
     // What waits for the subscriber moves off the registered memory, which goes now.
     int n = ready.size();
     for (int i = 0; i < n; i++) {

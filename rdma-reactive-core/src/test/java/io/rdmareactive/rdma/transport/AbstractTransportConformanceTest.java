@@ -1,0 +1,440 @@
+package io.rdmareactive.rdma.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rdmareactive.rdma.ConnectionException;
+import io.rdmareactive.rdma.MessageTooLargeException;
+import io.rdmareactive.rdma.RdmaDevices;
+import io.rdmareactive.rdma.ResourceClosedException;
+import io.rdmareactive.rdma.spi.ConnectionProvider;
+import io.rdmareactive.rdma.spi.EndpointOptions;
+import io.rdmareactive.rdma.spi.Listener;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.test.StepVerifier;
+
+/**
+ * The transport's behaviour, provider-neutral: the in-memory provider runs it on the host, the
+ * native module subclasses it (tagged {@code native}) to run it over Soft-RoCE. Every test ends
+ * with as many live verbs objects as it started with.
+ */
+public abstract class AbstractTransportConformanceTest {
+  protected static final Duration WAIT = Duration.ofSeconds(30);
+
+  private final List<DisposableRdmaServer> servers = new ArrayList<>();
+  private final List<RdmaConnection> clients = new ArrayList<>();
+  private Map<String, Integer> liveBefore = Map.of();
+
+  /** The {@link RdmaOption#PROVIDER} value under test. */
+  protected abstract String provider();
+
+  /** The address servers bind and clients connect to (an address of an RDMA device for native). */
+  protected abstract String host();
+
+  /** Live verbs objects by type; compared before and after each test (empty when unknown). */
+  protected abstract Map<String, Integer> liveResources();
+
+  /** Messages each way in the ordering test: lean on slow targets. */
+  protected int sequenceLength() {
+    return 100_000;
+  }
+
+  protected ConnectionProvider connections() {
+    return RdmaDevices.provider(provider()).connections();
+  }
+
+  protected RdmaServer server() {
+    return RdmaServer.create().host(host()).port(0).option(RdmaOption.PROVIDER, provider());
+  }
+
+  protected RdmaClient client(DisposableRdmaServer server) {
+    return client(server.port());
+  }
+
+  protected RdmaClient client(int port) {
+    return RdmaClient.create().host(host()).port(port).option(RdmaOption.PROVIDER, provider())
+        .connectTimeout(Duration.ofSeconds(10));
+  }
+
+  protected DisposableRdmaServer bind(RdmaServer server) {
+    DisposableRdmaServer s = server.bindNow();
+    servers.add(s);
+    return s;
+  }
+
+  protected RdmaConnection connect(RdmaClient client) {
+    RdmaConnection c = client.connectNow();
+    clients.add(c);
+    return c;
+  }
+
+  @BeforeEach
+  void snapshotLiveResources() {
+    liveBefore = liveResources();
+  }
+
+  @AfterEach
+  void closeAndCheckNothingLeaked() {
+    for (RdmaConnection c : clients) {
+      c.dispose();
+      c.onDispose().block(WAIT);
+    }
+    for (DisposableRdmaServer s : servers) {
+      s.disposeNow(WAIT);
+    }
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (!liveResources().equals(liveBefore) && System.nanoTime() < deadline) {
+      LockSupport.parkNanos(5_000_000);
+    }
+    assertThat(liveResources()).as("live verbs objects after the test (before: %s)", liveBefore)
+        .isEqualTo(liveBefore);
+  }
+
+  private static byte[] random(int size, long seed) {
+    byte[] b = new byte[size];
+    new Random(seed).nextBytes(b);
+    return b;
+  }
+
+  private static byte[] number(long n) {
+    return ByteBuffer.allocate(8).putLong(n).array();
+  }
+
+  // ---- data ---------------------------------------------------------------------------------
+
+  @Test
+  void echoesPayloadsFromOneByteToOneMebibyte() {
+    DisposableRdmaServer server = bind(server().handle((in, out) -> out.send(in.receive())));
+    RdmaConnection c = connect(client(server));
+    int[] sizes = {1, 2, 100, 4095, 16 * 1024 - 1, 16 * 1024, 16 * 1024 + 1, 65_536, 300_001, 1 << 20};
+    List<byte[]> payloads = new ArrayList<>();
+    for (int i = 0; i < sizes.length; i++) {
+      payloads.add(random(sizes[i], i));
+    }
+    Mono<List<byte[]>> echoed = c.inbound().receiveBytes().take(sizes.length).collectList();
+    StepVerifier.create(Mono.zip(c.outbound().send(Flux.fromIterable(payloads)).thenReturn(true), echoed)
+            .map(t -> t.getT2()))
+        .assertNext(got -> {
+          assertThat(got).hasSize(sizes.length);
+          for (int i = 0; i < sizes.length; i++) {
+            assertThat(got.get(i)).as("payload %d of %d bytes", i, sizes[i]).isEqualTo(payloads.get(i));
+          }
+        })
+        .expectComplete()
+        .verify(WAIT);
+    assertThat(c.statistics().messagesSent()).isEqualTo(sizes.length);
+    assertThat(c.statistics().messagesReceived()).isEqualTo(sizes.length);
+  }
+
+  @Test
+  void sequencesArriveCompleteAndInOrderBothWays() {
+    int n = sequenceLength();
+    Sinks.One<Long> serverSaw = Sinks.one();
+    DisposableRdmaServer server = bind(server().handle((in, out) -> Mono.when(
+        out.send(Flux.range(0, n).map(i -> number(i))),
+        checkSequence(in, n).doOnNext(serverSaw::tryEmitValue))));
+    RdmaConnection c = connect(client(server));
+    StepVerifier.create(Mono.zip(c.outbound().send(Flux.range(0, n).map(i -> number(i))).thenReturn(true),
+            checkSequence(c.inbound(), n)).map(t -> t.getT2()))
+        .expectNext((long) n)
+        .expectComplete()
+        .verify(Duration.ofSeconds(60));
+    StepVerifier.create(serverSaw.asMono()).expectNext((long) n).expectComplete().verify(WAIT);
+    assertThat(c.statistics().receiverNotReady()).isZero();
+    assertThat(c.statistics().creditViolations()).isZero();
+  }
+
+  /** Counts messages that carry 0, 1, 2, ... in order; fails at the first gap, duplicate or reordering. */
+  private static Mono<Long> checkSequence(RdmaInbound in, int n) {
+    AtomicLong expected = new AtomicLong();
+    return in.receive().take(n).map(m -> {
+      try {
+        long got = m.asByteBuffer().getLong();
+        long want = expected.getAndIncrement();
+        if (got != want) {
+          throw new AssertionError("expected message " + want + ", got " + got);
+        }
+        return got;
+      } finally {
+        m.release();
+      }
+    }).count();
+  }
+
+  @Test
+  void aSlowConsumerHoldsTheSenderBack() {
+    int n = 300;
+    int bufferCount = 8;
+    AtomicInteger produced = new AtomicInteger();
+    AtomicInteger consumed = new AtomicInteger();
+    AtomicInteger maxAhead = new AtomicInteger();
+    AtomicReference<RdmaConnection> serverSide = new AtomicReference<>();
+    DisposableRdmaServer server = bind(server().option(RdmaOption.BUFFER_COUNT, bufferCount)
+        .doOnConnection(serverSide::set)
+        .handle((in, out) -> in.receiveBytes()
+            .delayElements(Duration.ofMillis(1))
+            .doOnNext(b -> {
+              consumed.incrementAndGet();
+              maxAhead.accumulateAndGet(produced.get() - consumed.get(), Math::max);
+            })
+            .then()));
+    RdmaConnection c = connect(client(server).option(RdmaOption.BUFFER_COUNT, bufferCount));
+    StepVerifier.create(c.outbound().send(Flux.range(0, n).doOnNext(i -> produced.incrementAndGet())
+            .map(i -> number(i))))
+        .expectComplete()
+        .verify(WAIT);
+    // What may be ahead of the consumer: delayElements' prefetch (32), the receiver's posted buffers
+    // and the sender's queue (bufferCount + 2 each), a message in hand. Without flow control all 300 would be.
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (consumed.get() < n && System.nanoTime() < deadline) {
+      LockSupport.parkNanos(1_000_000);
+    }
+    assertThat(consumed.get()).isEqualTo(n);
+    assertThat(maxAhead.get()).as("messages produced but not yet consumed, at most").isLessThanOrEqualTo(
+        32 + 2 * (bufferCount + RdmaChannel.RESERVE) + 2);
+    RdmaStatistics sender = c.statistics();
+    RdmaStatistics receiver = serverSide.get().statistics();
+    assertThat(sender.receiverNotReady()).isZero();
+    assertThat(receiver.receiverNotReady()).isZero();
+    assertThat(sender.creditViolations()).isZero();
+    assertThat(sender.maxSendsInFlight()).isLessThanOrEqualTo(bufferCount + RdmaChannel.RESERVE);
+    assertThat(receiver.creditUpdatesSent()).as("the idle direction grants through credit updates").isPositive();
+    // Updates never answer updates forever: far fewer of them than messages.
+    assertThat(receiver.creditUpdatesSent() + sender.creditUpdatesSent()).isLessThan(n);
+  }
+
+  @Test
+  void cancellingMidStreamFreesEverything() {
+    DisposableRdmaServer server = bind(server().handle((in, out) ->
+        out.send(Flux.<byte[], Long>generate(() -> 0L, (i, sink) -> {
+          sink.next(number(i));
+          return i + 1;
+        }))));
+    RdmaClient client = client(server);
+    StepVerifier.create(client.connect().flatMapMany(c -> c.inbound().receiveBytes()
+            .doFinally(s -> c.dispose())), 0)
+        .thenRequest(50)
+        .expectNextCount(50)
+        .thenCancel()
+        .verify(WAIT);
+    // closeAndCheckNothingLeaked: the client's connection and, once it noticed, the server's are freed.
+  }
+
+  @Test
+  void peerDisposeCompletesInboundAndErrorsPendingOutbound() {
+    AtomicReference<RdmaConnection> serverSide = new AtomicReference<>();
+    DisposableRdmaServer server = bind(server().doOnConnection(serverSide::set)
+        .handle((in, out) -> out.sendString(Mono.just("before"))));
+    RdmaConnection c = connect(client(server));
+    Mono<List<String>> inbound = c.inbound().receiveString().collectList().cache();
+    inbound.subscribe();
+    long start = System.nanoTime();
+    // The server's handler completes after its one message, which disposes its side.
+    StepVerifier.create(c.outbound().send(Flux.never()))
+        .expectErrorSatisfies(e -> assertReason(e, ConnectionException.Reason.RESET))
+        .verify(WAIT);
+    StepVerifier.create(inbound).expectNext(List.of("before")).expectComplete().verify(WAIT);
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+    StepVerifier.create(c.onDispose()).expectComplete().verify(WAIT);
+    StepVerifier.create(serverSide.get().onDispose()).expectComplete().verify(WAIT);
+    StepVerifier.create(c.outbound().sendString(Mono.just("after")))
+        .expectErrorSatisfies(e -> assertReason(e, ConnectionException.Reason.RESET))
+        .verify(WAIT);
+  }
+
+  @Test
+  void clientDisposeErrorsTheServersPendingOutbound() {
+    Sinks.One<Throwable> serverSend = Sinks.one();
+    Sinks.Empty<Void> sending = Sinks.empty();
+    DisposableRdmaServer server = bind(server().handle((in, out) ->
+        out.send(Flux.never().doOnSubscribe(s -> sending.tryEmitEmpty())).doOnError(serverSend::tryEmitValue)));
+    RdmaConnection c = connect(client(server));
+    StepVerifier.create(sending.asMono()).expectComplete().verify(WAIT);
+    c.dispose();
+    StepVerifier.create(serverSend.asMono())
+        .assertNext(e -> assertReason(e, ConnectionException.Reason.RESET))
+        .expectComplete()
+        .verify(WAIT);
+  }
+
+  @Test
+  void cancellingAConnectInProgressFreesEverything() {
+    ConnectionProvider cp = connections();
+    try (Listener listener = cp.listen(new InetSocketAddress(host(), 0), new EndpointOptions(4, 4, 0, new byte[0]))) {
+      StepVerifier.create(client(listener.boundAddress().getPort()).connect())
+          .expectSubscription()
+          .thenAwait(Duration.ofMillis(100))
+          .thenCancel()
+          .verify(WAIT);
+    }
+    // closeAndCheckNothingLeaked: the half-made endpoint and its buffers are gone.
+  }
+
+  @Test
+  void clientDisposeCompletesTheServersInbound() {
+    Sinks.One<Long> serverInbound = Sinks.one();
+    DisposableRdmaServer server = bind(server().handle((in, out) ->
+        in.receive().doOnNext(RdmaMessage::release).count().doOnNext(serverInbound::tryEmitValue).then()));
+    RdmaConnection c = connect(client(server));
+    StepVerifier.create(c.outbound().sendString(Flux.just("a", "b", "c"))).expectComplete().verify(WAIT);
+    c.dispose();
+    StepVerifier.create(serverInbound.asMono()).expectNext(3L).expectComplete().verify(WAIT);
+    StepVerifier.create(c.onDispose()).expectComplete().verify(WAIT);
+  }
+
+  @Test
+  void inboundAcceptsOneSubscriber() {
+    DisposableRdmaServer server = bind(server());
+    RdmaConnection c = connect(client(server));
+    c.inbound().receive().subscribe();
+    StepVerifier.create(c.inbound().receive()).expectError(IllegalStateException.class).verify(WAIT);
+  }
+
+  // ---- bad input ----------------------------------------------------------------------------
+
+  @Test
+  void unresolvableHostFailsWithUnresolved() {
+    StepVerifier.create(RdmaClient.create().host("no-such-host.invalid").port(7471)
+            .option(RdmaOption.PROVIDER, provider()).connect())
+        .expectErrorSatisfies(e -> assertReason(e, ConnectionException.Reason.UNRESOLVED))
+        .verify(WAIT);
+    StepVerifier.create(RdmaServer.create().host("no-such-host.invalid").option(RdmaOption.PROVIDER, provider())
+            .bind())
+        .expectErrorSatisfies(e -> assertReason(e, ConnectionException.Reason.UNRESOLVED))
+        .verify(WAIT);
+  }
+
+  @Test
+  void portInUseFailsWithAddressInUse() {
+    DisposableRdmaServer first = bind(server());
+    StepVerifier.create(server().port(first.port()).bind())
+        .expectErrorSatisfies(e -> assertReason(e, ConnectionException.Reason.ADDRESS_IN_USE))
+        .verify(WAIT);
+  }
+
+  @Test
+  void nobodyListeningFailsWithRefused() {
+    DisposableRdmaServer gone = server().bindNow();
+    int port = gone.port();
+    gone.disposeNow(WAIT);
+    StepVerifier.create(client(port).connect())
+        .expectErrorSatisfies(e -> assertReason(e, ConnectionException.Reason.REFUSED))
+        .verify(WAIT);
+  }
+
+  @Test
+  void aListenerThatNeverAcceptsMakesConnectTimeOut() {
+    ConnectionProvider cp = connections();
+    InetSocketAddress address = new InetSocketAddress(host(), 0);
+    try (Listener listener = cp.listen(address, new EndpointOptions(4, 4, 0, new byte[0]))) {
+      long start = System.nanoTime();
+      StepVerifier.create(client(listener.boundAddress().getPort()).connectTimeout(Duration.ofMillis(300)).connect())
+          .expectErrorSatisfies(e -> assertReason(e, ConnectionException.Reason.TIMED_OUT))
+          .verify(WAIT);
+      assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(10));
+    }
+  }
+
+  @Test
+  void aMessageAboveTheMaximumFailsThatSendOnly() {
+    DisposableRdmaServer server = bind(server().handle((in, out) -> out.send(in.receive())));
+    RdmaConnection c = connect(client(server).option(RdmaOption.MAX_MESSAGE_SIZE, 100_000));
+    StepVerifier.create(c.outbound().send(Mono.just(new byte[100_001])))
+        .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(MessageTooLargeException.class)
+            .hasMessageContaining("100001").hasMessageContaining("100000"))
+        .verify(WAIT);
+    assertThat(c.statistics().bytesSent()).as("nothing of it was posted").isZero();
+    byte[] fits = random(100_000, 7);
+    StepVerifier.create(Mono.zip(c.outbound().send(Mono.just(fits)).thenReturn(true),
+            c.inbound().receiveBytes().next()).map(t -> t.getT2()))
+        .assertNext(b -> assertThat(b).isEqualTo(fits))
+        .expectComplete()
+        .verify(WAIT);
+  }
+
+  @Test
+  void anItemOfAnUnsupportedTypeFailsThatSend() {
+    DisposableRdmaServer server = bind(server());
+    RdmaConnection c = connect(client(server));
+    StepVerifier.create(c.outbound().send(Mono.just(42)))
+        .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(IllegalArgumentException.class)
+            .hasMessageContaining("java.lang.Integer"))
+        .verify(WAIT);
+  }
+
+  @Test
+  void useAfterDisposeFailsWithResourceClosed() {
+    DisposableRdmaServer server = bind(server());
+    RdmaConnection c = connect(client(server));
+    c.dispose();
+    StepVerifier.create(c.onDispose()).expectComplete().verify(WAIT);
+    assertThat(c.isDisposed()).isTrue();
+    StepVerifier.create(c.outbound().sendString(Mono.just("late")))
+        .expectError(ResourceClosedException.class).verify(WAIT);
+    StepVerifier.create(c.inbound().receive()).expectError(ResourceClosedException.class).verify(WAIT);
+  }
+
+  @Test
+  void invalidOptionsAreRejectedNamingTheOption() {
+    assertThatThrownBy(() -> RdmaClient.create().option(RdmaOption.BUFFER_SIZE, 10))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("BUFFER_SIZE");
+    assertThatThrownBy(() -> RdmaServer.create().option(RdmaOption.BUFFER_COUNT, 0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("BUFFER_COUNT");
+    assertThatThrownBy(() -> RdmaServer.create().port(70_000))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("port");
+    assertThatThrownBy(() -> RdmaClient.create().option(RdmaOption.PROVIDER, "bogus"))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("PROVIDER");
+  }
+
+  @Test
+  void aFramedClientRefusesARawServer() {
+    DisposableRdmaServer server = bind(server().option(RdmaOption.RAW, true));
+    StepVerifier.create(client(server).connect())
+        .expectErrorSatisfies(e -> assertReason(e, ConnectionException.Reason.REFUSED))
+        .verify(WAIT);
+  }
+
+  // ---- raw mode -----------------------------------------------------------------------------
+
+  @Test
+  void rawModeEchoesOneSendPerMessage() {
+    DisposableRdmaServer server = bind(server().option(RdmaOption.RAW, true).option(RdmaOption.BUFFER_SIZE, 4096)
+        .handle((in, out) -> out.send(in.receive())));
+    RdmaConnection c = connect(client(server).option(RdmaOption.RAW, true).option(RdmaOption.BUFFER_SIZE, 4096));
+    List<String> words = List.of("rdma", "", "x".repeat(4096));
+    StepVerifier.create(Mono.zip(c.outbound().sendString(Flux.fromIterable(words)).thenReturn(true),
+            c.inbound().receiveString().take(words.size()).collectList()).map(t -> t.getT2()))
+        .expectNext(words)
+        .expectComplete()
+        .verify(WAIT);
+    StepVerifier.create(c.outbound().send(Mono.just(new byte[4097])))
+        .expectError(MessageTooLargeException.class).verify(WAIT);
+    assertThat(c.statistics().creditUpdatesSent()).isZero();
+  }
+
+  private static void assertReason(Throwable e, ConnectionException.Reason reason) {
+    assertThat(e).isInstanceOf(ConnectionException.class);
+    assertThat(((ConnectionException) e).reason()).as("reason of %s", e).isEqualTo(reason);
+  }
+
+  static String utf8(byte[] b) {
+    return new String(b, StandardCharsets.UTF_8);
+  }
+}

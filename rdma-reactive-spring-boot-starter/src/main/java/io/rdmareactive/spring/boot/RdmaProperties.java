@@ -1,0 +1,283 @@
+package io.rdmareactive.spring.boot;
+
+import io.rdmareactive.rdma.verbs.CompletionStreamOptions;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.Locale;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
+
+/**
+ * The {@code rdma.*} properties. Validates itself (Boot runs a properties object that is a
+ * {@link Validator} after binding), so a bad value fails the context's start with a message naming
+ * the property, e.g. {@code rdma.server.port must be 0 .. 65535, was -1}.
+ */
+@ConfigurationProperties(prefix = "rdma")
+public class RdmaProperties implements Validator {
+  /** Which verbs provider is used; the environment variable RDMA_PROVIDER binds here too. */
+  public enum Provider {
+    /** Native when an RDMA device is present, otherwise in-memory. */
+    AUTO,
+    /** libibverbs and librdmacm (needs rdma-reactive-native and a device). */
+    NATIVE,
+    /** The pure-Java provider: connections within this JVM only. */
+    IN_MEMORY;
+
+    /** The name {@link io.rdmareactive.rdma.RdmaDevices#provider(String)} takes. */
+    public String selection() {
+      return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+  }
+
+  /** Verbs provider: auto, native or in-memory. */
+  private Provider provider = Provider.AUTO;
+
+  /** RDMA device the health indicator reports on (default: the provider's first device). */
+  private @Nullable String device;
+
+  /**
+   * How completions are waited for, for the server and every client: auto (the default: the
+   * completion channel's event loop), event, or busy-poll (a spinning thread per connection,
+   * lowest latency).
+   */
+  private CompletionStreamOptions.Mode completionMode = CompletionStreamOptions.Mode.AUTO;
+
+  private final Server server = new Server();
+
+  /** Named clients, e.g. {@code rdma.clients.pricing.host}. */
+  private final Map<String, Client> clients = new LinkedHashMap<>();
+
+  public Provider getProvider() {
+    return provider;
+  }
+
+  public void setProvider(Provider provider) {
+    this.provider = provider;
+  }
+
+  public @Nullable String getDevice() {
+    return device;
+  }
+
+  public void setDevice(@Nullable String device) {
+    this.device = device;
+  }
+
+  public CompletionStreamOptions.Mode getCompletionMode() {
+    return completionMode;
+  }
+
+  public void setCompletionMode(CompletionStreamOptions.Mode completionMode) {
+    this.completionMode = completionMode;
+  }
+
+  public Server getServer() {
+    return server;
+  }
+
+  public Map<String, Client> getClients() {
+    return clients;
+  }
+
+  /** Settings a server and a client share: buffers and framing. */
+  public abstract static class Transport {
+    /** Bytes per send and receive buffer: the largest message that travels unfragmented. */
+    private int bufferSize = 16384;
+
+    /** Buffers each way: at most this many messages in flight per direction. */
+    private int bufferCount = 64;
+
+    /** Largest message (fragmented as needed); larger sends fail. */
+    private int maxMessageSize = 16777216;
+
+    /** Sends of at most this many bytes go inline; 0 disables. */
+    private int inlineThreshold = 0;
+
+    /** Raw mode: no framing or credits, for plain librdmacm peers. */
+    private boolean raw = false;
+
+    /** Overrides rdma.completion-mode for this endpoint. */
+    private CompletionStreamOptions.@Nullable Mode completionMode;
+
+    public int getBufferSize() {
+      return bufferSize;
+    }
+
+    public void setBufferSize(int bufferSize) {
+      this.bufferSize = bufferSize;
+    }
+
+    public int getBufferCount() {
+      return bufferCount;
+    }
+
+    public void setBufferCount(int bufferCount) {
+      this.bufferCount = bufferCount;
+    }
+
+    public int getMaxMessageSize() {
+      return maxMessageSize;
+    }
+
+    public void setMaxMessageSize(int maxMessageSize) {
+      this.maxMessageSize = maxMessageSize;
+    }
+
+    public int getInlineThreshold() {
+      return inlineThreshold;
+    }
+
+    public void setInlineThreshold(int inlineThreshold) {
+      this.inlineThreshold = inlineThreshold;
+    }
+
+    public boolean isRaw() {
+      return raw;
+    }
+
+    public void setRaw(boolean raw) {
+      this.raw = raw;
+    }
+
+    public CompletionStreamOptions.@Nullable Mode getCompletionMode() {
+      return completionMode;
+    }
+
+    public void setCompletionMode(CompletionStreamOptions.@Nullable Mode completionMode) {
+      this.completionMode = completionMode;
+    }
+  }
+
+  /** The server, started with the context when an {@link RdmaHandler} bean exists. */
+  public static class Server extends Transport {
+    /** Whether to start a server (it also needs an RdmaHandler bean). */
+    private boolean enabled = true;
+
+    /** Address to listen on: an address of an RDMA device (0.0.0.0: all). */
+    private String host = "0.0.0.0";
+
+    /** Port to listen on; 0 picks a free one (published as local.rdma.server.port). */
+    private int port = 7471;
+
+    /** How long stopping waits for connections to drain and be freed. */
+    private Duration shutdownTimeout = Duration.ofSeconds(30);
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public String getHost() {
+      return host;
+    }
+
+    public void setHost(String host) {
+      this.host = host;
+    }
+
+    public int getPort() {
+      return port;
+    }
+
+    public void setPort(int port) {
+      this.port = port;
+    }
+
+    public Duration getShutdownTimeout() {
+      return shutdownTimeout;
+    }
+
+    public void setShutdownTimeout(Duration shutdownTimeout) {
+      this.shutdownTimeout = shutdownTimeout;
+    }
+  }
+
+  /** A named client: where it connects and how. */
+  public static class Client extends Transport {
+    /** Host to connect to: the server's RDMA address. */
+    private String host = "localhost";
+
+    /** Port to connect to. */
+    private int port = 7471;
+
+    /** Bounds resolving, routing and the handshake together. */
+    private Duration connectTimeout = Duration.ofSeconds(10);
+
+    public String getHost() {
+      return host;
+    }
+
+    public void setHost(String host) {
+      this.host = host;
+    }
+
+    public int getPort() {
+      return port;
+    }
+
+    public void setPort(int port) {
+      this.port = port;
+    }
+
+    public Duration getConnectTimeout() {
+      return connectTimeout;
+    }
+
+    public void setConnectTimeout(Duration connectTimeout) {
+      this.connectTimeout = connectTimeout;
+    }
+  }
+
+  // ---- validation ---------------------------------------------------------------------------
+
+  @Override
+  public boolean supports(Class<?> type) {
+    return RdmaProperties.class.isAssignableFrom(type);
+  }
+
+  @Override
+  public void validate(Object target, Errors errors) {
+    RdmaProperties p = (RdmaProperties) target;
+    Server s = p.getServer();
+    check(errors, "server.host", s.getHost(), !s.getHost().isBlank(), "must not be blank");
+    check(errors, "server.port", s.getPort(), s.getPort() >= 0 && s.getPort() <= 65_535, "must be 0 .. 65535");
+    check(errors, "server.shutdown-timeout", s.getShutdownTimeout(), !s.getShutdownTimeout().isNegative(),
+        "must not be negative");
+    transport(errors, "server", s);
+    p.getClients().forEach((name, c) -> {
+      String at = "clients." + name;
+      check(errors, at + ".host", c.getHost(), !c.getHost().isBlank(), "must not be blank");
+      check(errors, at + ".port", c.getPort(), c.getPort() >= 1 && c.getPort() <= 65_535, "must be 1 .. 65535");
+      check(errors, at + ".connect-timeout", c.getConnectTimeout(),
+          !c.getConnectTimeout().isNegative() && !c.getConnectTimeout().isZero(), "must be positive");
+      transport(errors, at, c);
+    });
+  }
+
+  private static void transport(Errors errors, String at, Transport t) {
+    check(errors, at + ".buffer-size", t.getBufferSize(), t.getBufferSize() >= 64 && t.getBufferSize() <= (1 << 24),
+        "must be 64 .. 16777216");
+    check(errors, at + ".buffer-count", t.getBufferCount(), t.getBufferCount() >= 1 && t.getBufferCount() <= 16_384,
+        "must be 1 .. 16384");
+    check(errors, at + ".max-message-size", t.getMaxMessageSize(), t.getMaxMessageSize() >= 1, "must be >= 1");
+    check(errors, at + ".inline-threshold", t.getInlineThreshold(),
+        t.getInlineThreshold() >= 0 && t.getInlineThreshold() <= 1024, "must be 0 .. 1024");
+  }
+
+  /**
+   * A global error (not a field error: map keys make bean paths fragile) whose message names the
+   * full property, which is what Boot's exception and failure analysis show.
+   */
+  private static void check(Errors errors, String property, Object value, boolean ok, String rule) {
+    if (!ok) {
+      String name = "rdma." + property;
+      errors.reject("rdma.invalid", new Object[] {name, value}, name + " " + rule + ", was " + value);
+    }
+  }
+}

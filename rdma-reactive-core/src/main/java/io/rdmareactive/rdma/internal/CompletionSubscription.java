@@ -33,6 +33,10 @@ final class CompletionSubscription implements Subscription, WorkCompletionHandle
   private final CompletionStreamOptions.Mode mode;
   private final WorkCompletion[] buffer;
   private int buffered; // poller thread only
+  /** Copies completions itself: no record per item (null for plain subscribers). */
+  private final @Nullable CompletionViewSubscriber viewer;
+  /** View path with failOnError: the first failed completion of this poll, after which none is copied. */
+  private @Nullable WorkCompletion failedInPoll; // poller thread only
   final AtomicLong requested = new AtomicLong();
   private volatile boolean done; // written under the monitor
   @Nullable AbstractRdmaResource lease;
@@ -52,7 +56,8 @@ final class CompletionSubscription implements Subscription, WorkCompletionHandle
     this.cq = cq;
     this.options = options;
     this.mode = mode;
-    this.buffer = new WorkCompletion[options.batch()];
+    this.viewer = actual instanceof CompletionViewSubscriber v ? v : null;
+    this.buffer = viewer != null ? new WorkCompletion[0] : new WorkCompletion[options.batch()];
   }
 
   void start() {
@@ -83,7 +88,12 @@ final class CompletionSubscription implements Subscription, WorkCompletionHandle
       terminate(Exceptions.nullOrNegativeRequestException(n));
       return;
     }
-    requested.getAndUpdate(r -> Operators.addCap(r, n));
+    for (;;) { // not getAndUpdate: its lambda would capture n, an allocation per request
+      long r = requested.get();
+      if (r == Long.MAX_VALUE || requested.compareAndSet(r, Operators.addCap(r, n))) {
+        break;
+      }
+    }
     schedule();
   }
 
@@ -174,7 +184,20 @@ final class CompletionSubscription implements Subscription, WorkCompletionHandle
 
   @Override
   public void onCompletion(WorkCompletionView completion) {
-    buffer[buffered++] = completion.toWorkCompletion();
+    CompletionViewSubscriber v = viewer;
+    if (v == null) {
+      buffer[buffered++] = completion.toWorkCompletion();
+      return;
+    }
+    if (failedInPoll != null) {
+      return; // the stream ends at the failed one; what follows is dropped, as with records
+    }
+    if (options.failOnError() && completion.status() != WorkCompletion.Status.SUCCESS) {
+      failedInPoll = completion.toWorkCompletion();
+      return;
+    }
+    v.copyCompletion(completion);
+    buffered++;
   }
 
   /** Polls at most {@code max}; -1 once done. Poller thread. */
@@ -190,6 +213,23 @@ final class CompletionSubscription implements Subscription, WorkCompletionHandle
 
   /** Emits the {@code n} buffered completions; false when the stream ended meanwhile. */
   private boolean emit(int n) {
+    CompletionViewSubscriber v = viewer;
+    if (v != null) {
+      int copied = buffered;
+      WorkCompletion failed = failedInPoll;
+      failedInPoll = null;
+      if (done) {
+        return false;
+      }
+      if (copied > 0) {
+        v.onCompletions(copied);
+      }
+      if (failed != null) {
+        terminate(new WorkCompletionException(failed));
+        return false;
+      }
+      return !done;
+    }
     for (int i = 0; i < n; i++) {
       WorkCompletion wc = buffer[i];
       buffer[i] = null;

@@ -6,6 +6,7 @@ import io.rdmareactive.rdma.RdmaException;
 import io.rdmareactive.rdma.ResourceBusyException;
 import io.rdmareactive.rdma.ResourceClosedException;
 import io.rdmareactive.rdma.WorkCompletionException;
+import io.rdmareactive.rdma.internal.CompletionViewSubscriber;
 import io.rdmareactive.rdma.spi.Endpoint;
 import io.rdmareactive.rdma.verbs.Access;
 import io.rdmareactive.rdma.verbs.MemoryRegion;
@@ -13,6 +14,9 @@ import io.rdmareactive.rdma.verbs.QueuePair;
 import io.rdmareactive.rdma.verbs.ReceiveRequest;
 import io.rdmareactive.rdma.verbs.SendRequest;
 import io.rdmareactive.rdma.verbs.WorkCompletion;
+import io.rdmareactive.rdma.verbs.WorkCompletionView;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -26,6 +30,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
@@ -87,7 +92,7 @@ import reactor.util.context.Context;
  * (QP, CQ, channel, PD, context) and the buffers' arena are freed, then inbound terminates and
  * {@link #onDispose()} completes.
  */
-final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, CoreSubscriber<WorkCompletion> {
+final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, CompletionViewSubscriber {
   /** Receives always posted beyond the demand-driven ones, and the credits each side starts with. */
   static final int RESERVE = 2;
 
@@ -119,8 +124,20 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   // Inputs from any thread.
   private final AtomicInteger wip = new AtomicInteger();
-  private final Queue<WorkCompletion> completions = Queues.<WorkCompletion>unboundedMultiproducer().get();
-  private final Queue<ReceivedView> releases = new ConcurrentLinkedQueue<>();
+  // Completions: a single-producer ring of their fields, written by the completion stream's thread
+  // and read by the drain, so that a completion costs no object. It cannot overflow: every entry is
+  // a work request still counted as outstanding (posted receives plus sends in flight).
+  private final int ringMask;
+  private final long[] ringWrId;
+  private final int[] ringStatus;
+  private final int[] ringLength;
+  private final int[] ringImmediate;
+  private final @Nullable WorkCompletion[] ringFailed; // the record, for failed ones only (their exception)
+  private long ringWritten; // producer only
+  private final AtomicLong ringPublished = new AtomicLong();
+  private final AtomicLong ringConsumed = new AtomicLong();
+  /** Released receive buffers, a bit per index: release() allocates nothing and never blocks. */
+  private final AtomicLongArray releasedBits;
   private final Queue<SendSource> newSources = new ConcurrentLinkedQueue<>();
   private final AtomicLong inboundRequested = new AtomicLong();
   private final AtomicBoolean inboundSubscribed = new AtomicBoolean();
@@ -155,7 +172,9 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private int assemblyLength;
   private final ArrayDeque<SendSource> sources = new ArrayDeque<>();
   private final ArrayDeque<SendSource> awaitingAck = new ArrayDeque<>();
-  private @Nullable MemorySegment current;
+  /** The message being posted: a byte[], a ReceivedView of this connection or a MemorySegment, copied from as is. */
+  private @Nullable Object current;
+  private long currentLength;
   private long currentOffset;
   private long dataPosted;
   private long dataCompleted;
@@ -178,7 +197,10 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private volatile int maxSendsInFlight;
   private volatile long receiverNotReady;
   private volatile long creditViolations;
-  private final ArrayDeque<Long> messageEnds = new ArrayDeque<>();
+  /** Sequence numbers of the last data send of each message in flight (a ring: at most one per send buffer). */
+  private final long[] messageEnds;
+  private int messageEndsHead;
+  private int messageEndsSize;
 
   /**
    * Registers the buffers on {@code endpoint}, posts the initial receives and starts its completion
@@ -232,6 +254,15 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     for (int i = receiveCount - 1; i >= 0; i--) {
       freeReceives[freeReceiveCount++] = i;
     }
+    int ring = Integer.highestOneBit(Math.max(2, receiveCount + sendDepth) * 2 - 1);
+    ringMask = ring - 1;
+    ringWrId = new long[ring];
+    ringStatus = new int[ring];
+    ringLength = new int[ring];
+    ringImmediate = new int[ring];
+    ringFailed = new WorkCompletion[ring];
+    releasedBits = new AtomicLongArray((receiveCount + 63) >>> 6);
+    messageEnds = new long[sendCount];
     freeSends = new int[sendCount];
     for (int i = sendCount - 1; i >= 0; i--) {
       freeSends[freeSendCount++] = i;
@@ -344,7 +375,12 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
           @Override
           public void request(long n) {
             if (Operators.validate(n)) {
-              inboundRequested.getAndUpdate(r -> Operators.addCap(r, n));
+              for (;;) { // not getAndUpdate: its lambda would capture n, an allocation per request
+                long r = inboundRequested.get();
+                if (r == Long.MAX_VALUE || inboundRequested.compareAndSet(r, Operators.addCap(r, n))) {
+                  break;
+                }
+              }
               drain();
             }
           }
@@ -384,10 +420,47 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     s.request(Long.MAX_VALUE);
   }
 
+  /** A plain completion stream's record (the stream normally uses the view path below). */
   @Override
   public void onNext(WorkCompletion wc) {
-    completions.offer(wc);
+    if (enqueue(wc.wrId(), wc.status(), wc.byteLength(), wc.hasImmediate(), wc.immediateData(), wc)) {
+      ringPublished.setRelease(ringWritten);
+    }
     drain();
+  }
+
+  @Override
+  public void copyCompletion(WorkCompletionView view) {
+    WorkCompletion.Status status = view.status();
+    enqueue(view.wrId(), status, view.byteLength(), view.hasImmediate(), view.immediateData(),
+        status == WorkCompletion.Status.SUCCESS ? null : view.toWorkCompletion());
+  }
+
+  @Override
+  public void onCompletions(int count) {
+    ringPublished.setRelease(ringWritten);
+    drain();
+  }
+
+  /** Producer side of the ring: the completion stream's thread, one at a time. */
+  private boolean enqueue(long wrId, WorkCompletion.Status status, int length, boolean hasImmediate, int immediate,
+      @Nullable WorkCompletion failed) {
+    long w = ringWritten;
+    if (w - ringConsumed.getAcquire() > ringMask) {
+      // More completions than work requests: a provider bug. Fail rather than lose or reorder one.
+      if (failure == null) {
+        failure = new RdmaException("completion ring overflow on " + this + ": more completions than work requests");
+      }
+      return false;
+    }
+    int i = (int) w & ringMask;
+    ringWrId[i] = wrId;
+    ringStatus[i] = status.ordinal() | (hasImmediate ? 1 << 16 : 0);
+    ringLength[i] = length;
+    ringImmediate[i] = immediate;
+    ringFailed[i] = failed;
+    ringWritten = w + 1;
+    return true;
   }
 
   @Override
@@ -457,14 +530,16 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
         sources.add(s);
       }
     }
-    ReceivedView v;
-    while ((v = releases.poll()) != null) {
-      held--;
-      freeReceives[freeReceiveCount++] = v.index;
-    }
-    WorkCompletion wc;
-    while ((wc = completions.poll()) != null) {
-      onCompletion(wc);
+    takeReleases();
+    long published = ringPublished.getAcquire();
+    for (long c = ringConsumed.get(); c < published; c++) {
+      int i = (int) c & ringMask;
+      WorkCompletion failed = ringFailed[i];
+      ringFailed[i] = null;
+      int status = ringStatus[i];
+      onCompletion(ringWrId[i], WorkCompletion.Status.of(status & 0xFFFF), ringLength[i], (status & 1 << 16) != 0,
+          ringImmediate[i], failed);
+      ringConsumed.setRelease(c + 1);
     }
     disconnectIfDue();
     emitInbound();
@@ -484,31 +559,49 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     started = true;
   }
 
-  private void onCompletion(WorkCompletion wc) {
-    long tag = wc.wrId() & TAG;
-    int index = (int) wc.wrId();
+  private void takeReleases() {
+    for (int w = 0; w < releasedBits.length(); w++) {
+      if (releasedBits.get(w) == 0) {
+        continue;
+      }
+      long bits = releasedBits.getAndSet(w, 0);
+      while (bits != 0) {
+        int index = (w << 6) + Long.numberOfTrailingZeros(bits);
+        bits &= bits - 1;
+        held--;
+        freeReceives[freeReceiveCount++] = index;
+      }
+    }
+  }
+
+  /** One completion; {@code failed} is its record when it failed (for the exception), else null. */
+  private void onCompletion(long wrId, WorkCompletion.Status status, int byteLength, boolean hasImmediate,
+      int immediateData, @Nullable WorkCompletion failed) {
+    long tag = wrId & TAG;
+    int index = (int) wrId;
+    boolean success = status == WorkCompletion.Status.SUCCESS;
     if (tag == RECV) {
       posted--;
-      if (!wc.isSuccess()) {
+      if (!success) {
         freeReceives[freeReceiveCount++] = index;
         if (!disconnected && failure == null && !peerDisconnected) {
-          failure = wc.status() == WorkCompletion.Status.WR_FLUSH_ERR
+          failure = status == WorkCompletion.Status.WR_FLUSH_ERR
               ? reset("the queue pair went to the error state", null)
-              : reset("a receive failed", new WorkCompletionException(wc));
+              : reset("a receive failed", new WorkCompletionException(failedRecord(failed, wrId, status)));
         }
         return;
       }
       if (raw) {
-        bytesReceived += wc.byteLength();
-        deliver(index, wc.byteLength());
+        bytesReceived += byteLength;
+        deliver(index, byteLength);
         return;
       }
-      if (!wc.hasImmediate() || (wc.immediateData() & Protocol.RESERVED_MASK) != 0) {
+      if (!hasImmediate || (immediateData & Protocol.RESERVED_MASK) != 0) {
         freeReceives[freeReceiveCount++] = index;
         protocolError("a SEND without a valid rdma-reactive header (immediate data)");
         return;
       }
-      int imm = wc.immediateData();
+      int imm = immediateData;
       credits += imm & Protocol.GRANT_MASK;
       peerArrivals++;
       if ((imm & Protocol.CREDIT) != 0) {
@@ -516,7 +609,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
         freeReceives[freeReceiveCount++] = index;
         return;
       }
-      int length = wc.byteLength();
+      int length = byteLength;
       bytesReceived += length;
       if ((imm & Protocol.MORE) != 0 || assembly != null) {
         appendFragment(index, length);
@@ -536,24 +629,25 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     if (tag == DATA) {
       freeSends[freeSendCount++] = index;
       dataCompleted++;
-      if (!wc.isSuccess() && firstFailedData == Long.MAX_VALUE) {
+      if (!success && firstFailedData == Long.MAX_VALUE) {
         firstFailedData = dataCompleted;
       }
-      if (wc.isSuccess()) {
-        Long end;
-        while ((end = messageEnds.peek()) != null && end <= dataCompleted) {
-          messageEnds.poll();
+      if (success) {
+        while (messageEndsSize > 0 && messageEnds[messageEndsHead] <= dataCompleted) {
+          messageEndsHead = messageEndsHead + 1 == messageEnds.length ? 0 : messageEndsHead + 1;
+          messageEndsSize--;
           messagesSent++;
         }
       }
     }
-    if (!wc.isSuccess()) {
-      if (wc.status() == WorkCompletion.Status.RNR_RETRY_EXC_ERR) {
+    if (!success) {
+      if (status == WorkCompletion.Status.RNR_RETRY_EXC_ERR) {
         receiverNotReady++;
       }
       // A send failing because the peer just disconnected is the disconnect, not a fault.
       if (!disconnected && failure == null && !peerDisconnected) {
-        failure = reset("a send failed (the peer is gone or stopped receiving)", new WorkCompletionException(wc));
+        failure = reset("a send failed (the peer is gone or stopped receiving)",
+            new WorkCompletionException(failedRecord(failed, wrId, status)));
       }
     }
     SendSource head;
@@ -562,6 +656,11 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       awaitingAck.poll();
       head.complete();
     }
+  }
+
+  private static WorkCompletion failedRecord(@Nullable WorkCompletion failed, long wrId, WorkCompletion.Status status) {
+    return failed != null ? failed
+        : new WorkCompletion(wrId, status, WorkCompletion.Opcode.UNKNOWN, 0, 0, 0, false, 0, 0);
   }
 
   private void deliver(int index, int length) {
@@ -703,20 +802,25 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
           continue;
         }
         src.polled++;
-        MemorySegment segment;
+        Object sendable;
         try {
-          segment = toSegment(item);
+          sendable = toSendable(item);
         } catch (RuntimeException e) {
           sources.poll();
           src.fail(e);
           continue;
         }
-        if (segment.byteSize() > maxMessage) {
+        long size = lengthOf(sendable);
+        if (size > maxMessage) {
+          if (sendable instanceof ReceivedView rv) {
+            rv.release();
+          }
           sources.poll();
-          src.fail(new MessageTooLargeException(segment.byteSize(), maxMessage));
+          src.fail(new MessageTooLargeException(size, maxMessage));
           continue;
         }
-        current = segment;
+        current = sendable;
+        currentLength = size;
         currentOffset = 0;
       }
       if (!postChunks()) {
@@ -744,17 +848,22 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   /** Posts fragments of the current message; false when out of credits or send buffers. */
   private boolean postChunks() {
-    MemorySegment m = current;
+    Object m = current;
     for (;;) {
       if (sendsOutstanding >= sendDepth || freeSendCount == 0 || (!raw && credits < 2)) {
         return false;
       }
-      long remaining = m.byteSize() - currentOffset;
+      long remaining = currentLength - currentOffset;
       int length = (int) Math.min(remaining, chunk);
       boolean more = remaining > length;
       int index = freeSends[--freeSendCount];
       long offset = (long) index * bufferSize;
-      MemorySegment.copy(m, currentOffset, sendMemory, offset, length);
+      switch (m) {
+        case byte[] b -> MemorySegment.copy(b, (int) currentOffset, sendMemory, ValueLayout.JAVA_BYTE, offset, length);
+        case ReceivedView v -> MemorySegment.copy(receiveMemory, (long) v.index * bufferSize + currentOffset,
+            sendMemory, offset, length);
+        default -> MemorySegment.copy((MemorySegment) m, currentOffset, sendMemory, offset, length);
+      }
       sendRequest.reset(DATA | index, raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM)
           .gather(sendRegion, offset, length);
       int inline = config.inlineThreshold();
@@ -776,8 +885,14 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       bytesSent += length;
       currentOffset += length;
       if (!more) {
-        messageEnds.add(dataPosted);
+        if (messageEndsSize < messageEnds.length) { // at most one per send buffer; statistics only
+          messageEnds[(messageEndsHead + messageEndsSize) % messageEnds.length] = dataPosted;
+          messageEndsSize++;
+        }
         current = null;
+        if (m instanceof ReceivedView v) {
+          v.release(); // copied: its receive buffer can go back
+        }
         return true;
       }
     }
@@ -806,6 +921,35 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     grantsPending = 0;
     creditUpdatesSent++;
     sent();
+  }
+
+  /**
+   * What the item's bytes are copied from, wrapping nothing where that is possible (a wrapper per
+   * message would be an allocation per message): a byte[] and a message this connection received
+   * into one of its buffers are copied from directly (echo), the latter released once copied.
+   */
+  private Object toSendable(Object item) {
+    if (item instanceof byte[] || item instanceof MemorySegment) {
+      return item;
+    }
+    if (item instanceof ReceivedView rv && rv.belongsTo(this) && rv.length() <= chunk) {
+      if (rv.isReleased()) {
+        throw new IllegalStateException("message already released");
+      }
+      return rv;
+    }
+    if (item instanceof HeapMessage h) {
+      return h.bytes;
+    }
+    return toSegment(item);
+  }
+
+  private static long lengthOf(Object sendable) {
+    return switch (sendable) {
+      case byte[] b -> b.length;
+      case ReceivedView v -> v.length();
+      default -> ((MemorySegment) sendable).byteSize();
+    };
   }
 
   private MemorySegment toSegment(Object item) {
@@ -848,6 +992,9 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       sendError = new ResourceClosedException(toString());
     }
     Throwable e = sendError();
+    if (current instanceof ReceivedView v) {
+      v.release();
+    }
     current = null;
     SendSource s;
     while ((s = sources.poll()) != null) {
@@ -919,8 +1066,14 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   }
 
   private void discardInputs() {
-    completions.clear();
-    releases.clear();
+    long published = ringPublished.getAcquire();
+    for (long c = ringConsumed.get(); c < published; c++) {
+      ringFailed[(int) c & ringMask] = null;
+    }
+    ringConsumed.setRelease(published);
+    for (int w = 0; w < releasedBits.length(); w++) {
+      releasedBits.set(w, 0);
+    }
     SendSource s;
     while ((s = newSources.poll()) != null) {
       if (s.publisher != null) {
@@ -949,7 +1102,8 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private final class ReceivedView implements RdmaMessage {
     final int index;
     private final int length;
-    private final AtomicBoolean released = new AtomicBoolean();
+    @SuppressWarnings("unused") // through RELEASED: a field, not an AtomicBoolean, one object less per message
+    private volatile int released;
 
     ReceivedView(int index, int length) {
       this.index = index;
@@ -963,24 +1117,49 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
     @Override
     public MemorySegment segment() {
-      if (released.get()) {
+      if (isReleased()) {
         throw new IllegalStateException("message already released");
       }
       return receiveMemory.asSlice((long) index * bufferSize, length).asReadOnly();
     }
 
+    boolean isReleased() {
+      return (int) RELEASED.getVolatile(this) != 0;
+    }
+
+    boolean belongsTo(RdmaChannel channel) {
+      return channel == RdmaChannel.this;
+    }
+
     @Override
     public void release() {
-      if (released.compareAndSet(false, true)) {
-        releases.add(this);
+      if (RELEASED.compareAndSet(this, 0, 1)) {
+        int w = index >>> 6;
+        long bit = 1L << (index & 63);
+        for (;;) { // a CAS loop: getAndAccumulate would allocate a lambda capturing bit
+          long v = releasedBits.get(w);
+          if (releasedBits.compareAndSet(w, v, v | bit)) {
+            break;
+          }
+        }
         drain();
       }
     }
   }
 
+  private static final VarHandle RELEASED;
+
+  static {
+    try {
+      RELEASED = MethodHandles.lookup().findVarHandle(ReceivedView.class, "released", int.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+
   /** A reassembled (or, after close, rescued) message in heap memory. */
   private static final class HeapMessage implements RdmaMessage {
-    private final byte[] bytes;
+    final byte[] bytes;
 
     HeapMessage(byte[] bytes) {
       this.bytes = bytes;
@@ -1010,7 +1189,8 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     final @Nullable Publisher<?> publisher;
     final @Nullable CoreSubscriber<? super Void> actual;
     final Protocol.@Nullable Hello hello;
-    final Queue<Object> queue = Queues.unbounded(16).get();
+    /** Bounded: at most min(credits - 1, free send buffers) <= sendCount items are ever requested. */
+    final Queue<Object> queue = Queues.get(Math.max(8, sendCount)).get();
     volatile @Nullable Subscription upstream;
     volatile boolean upstreamDone;
     volatile @Nullable Throwable upstreamError;
@@ -1048,7 +1228,17 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
         }
         return;
       }
-      queue.offer(item);
+      if (!queue.offer(item)) { // more than requested: a Reactive Streams violation upstream
+        if (item instanceof RdmaMessage m) {
+          m.release();
+        }
+        Subscription s = upstream;
+        if (s != null) {
+          s.cancel();
+        }
+        upstreamError = Exceptions.failWithOverflow("the publisher given to send() emitted more than requested");
+        upstreamDone = true;
+      }
       drain();
     }
 

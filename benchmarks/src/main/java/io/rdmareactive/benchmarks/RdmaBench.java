@@ -1,0 +1,162 @@
+package io.rdmareactive.benchmarks;
+
+import io.rdmareactive.benchmarks.jmh.Pinger;
+import io.rdmareactive.rdma.ResourceClosedException;
+import io.rdmareactive.rdma.internal.IdleStrategy;
+import io.rdmareactive.rdma.transport.DisposableRdmaServer;
+import io.rdmareactive.rdma.transport.RdmaClient;
+import io.rdmareactive.rdma.transport.RdmaConnection;
+import io.rdmareactive.rdma.transport.RdmaOption;
+import io.rdmareactive.rdma.transport.RdmaResources;
+import io.rdmareactive.rdma.transport.RdmaServer;
+import java.time.Duration;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import reactor.core.publisher.Flux;
+
+/**
+ * This library over one provider and completion mode: ping-pong latency and one-way streaming,
+ * the same shapes as {@link TcpBench} and perftest. Nothing hops threads on the hot path: the
+ * server echoes from its inbound handler and the client sends the next ping from its inbound
+ * subscriber, both on their connection's completion thread ({@code rdma-cq-N} or
+ * {@code rdma-poll-N}).
+ */
+final class RdmaBench {
+  private final String host;
+  private final String provider;
+  private final boolean busyPoll;
+
+  RdmaBench(String host, String provider, boolean busyPoll) {
+    this.host = host;
+    this.provider = provider;
+    this.busyPoll = busyPoll;
+  }
+
+  String name() {
+    return "rdma-reactive (" + (busyPoll ? "busy-poll" : "event") + ")";
+  }
+
+  private RdmaResources resources() {
+    // Two polling threads (client and server connection) share 2 vCPUs with everything else:
+    // back off to yield and park when idle rather than spin, or the other side starves.
+    return busyPoll ? RdmaResources.busyPoll(IdleStrategy.backoff()) : RdmaResources.defaults();
+  }
+
+  private RdmaServer server(int bufferSize, int bufferCount) {
+    return RdmaServer.create().host(host).port(0).option(RdmaOption.PROVIDER, provider).resources(resources())
+        .option(RdmaOption.BUFFER_SIZE, bufferSize).option(RdmaOption.BUFFER_COUNT, bufferCount);
+  }
+
+  private RdmaConnection connect(int port, int bufferSize, int bufferCount) {
+    return RdmaClient.create().host(host).port(port).option(RdmaOption.PROVIDER, provider).resources(resources())
+        .option(RdmaOption.BUFFER_SIZE, bufferSize).option(RdmaOption.BUFFER_COUNT, bufferCount)
+        .connectNow(Duration.ofSeconds(60));
+  }
+
+  private static void close(RdmaConnection conn) {
+    conn.dispose();
+    try {
+      conn.onDispose().block(Duration.ofSeconds(120));
+    } catch (IllegalStateException slowClose) { // a timeout: report it, but keep the figures already taken
+      System.out.println("  warning: " + conn + " did not close within 120 s");
+    }
+  }
+
+  private static void dispose(DisposableRdmaServer server) {
+    try {
+      server.disposeNow(Duration.ofSeconds(120));
+    } catch (IllegalStateException slowClose) {
+      System.out.println("  warning: the server at " + server.address() + " did not close within 120 s");
+    }
+  }
+
+  /** Round-trip samples (ns) of {@code size}-byte ping-pongs, after {@code warmup} unrecorded ones. */
+  Percentiles pingPong(int size, int warmup, int iterations) throws InterruptedException {
+    int bufferSize = Math.max(1024, size);
+    DisposableRdmaServer server = server(bufferSize, 16)
+        .handle((in, out) -> out.send(in.receive())) // echo; sending a received message releases it
+        .bindNow();
+    try {
+      RdmaConnection conn = connect(server.port(), bufferSize, 16);
+      try {
+        long[] samples = new long[iterations];
+        int total = warmup + iterations;
+        Pinger<byte[]> pinger = new Pinger<>(new byte[size]);
+        CountDownLatch done = new CountDownLatch(1);
+        long[] state = new long[2]; // [0] round, [1] start ns
+        conn.inbound().receive().subscribe(m -> {
+          long now = System.nanoTime();
+          m.release();
+          int round = (int) state[0];
+          if (round >= warmup) {
+            samples[round - warmup] = now - state[1];
+          }
+          if (++state[0] == total) {
+            done.countDown();
+            return;
+          }
+          state[1] = System.nanoTime();
+          pinger.ping(); // on this completion thread: posts the next SEND right here
+        }, e -> done.countDown());
+        // The pinger never completes: closing the connection ends this send with ResourceClosedException.
+        conn.outbound().send(pinger).subscribe(null, e -> {
+          if (!(e instanceof ResourceClosedException)) {
+            e.printStackTrace();
+          }
+        });
+        state[1] = System.nanoTime();
+        pinger.ping();
+        if (!done.await(5, TimeUnit.MINUTES) || state[0] < total) {
+          throw new IllegalStateException(name() + " ping-pong stopped after " + state[0] + " of " + total);
+        }
+        return new Percentiles(samples, iterations);
+      } finally {
+        close(conn);
+      }
+    } finally {
+      dispose(server);
+    }
+  }
+
+  /** Streams {@code count} messages of {@code size} bytes one way; returns MB/s (10^6 bytes) and messages/s. */
+  double[] stream(int size, int count) throws InterruptedException {
+    int bufferSize = Math.max(1024, size);
+    int bufferCount = size >= 65536 ? 32 : 128; // perftest's default depth is 128; 64 KiB x 32 = 2 MiB a side
+    AtomicLong received = new AtomicLong();
+    CountDownLatch done = new CountDownLatch(1);
+    long[] end = new long[1];
+    DisposableRdmaServer server = server(bufferSize, bufferCount)
+        .handle((in, out) -> in.receive().doOnNext(m -> {
+          m.release();
+          if (received.incrementAndGet() == count) {
+            end[0] = System.nanoTime();
+            done.countDown();
+          }
+        }).then())
+        .bindNow();
+    try {
+      RdmaConnection conn = connect(server.port(), bufferSize, bufferCount);
+      try {
+        byte[] payload = new byte[size];
+        long start = System.nanoTime();
+        conn.outbound().send(Flux.<byte[], int[]>generate(() -> new int[1], (n, sink) -> {
+          sink.next(payload);
+          if (++n[0] == count) {
+            sink.complete();
+          }
+          return n;
+        })).subscribe(null, Throwable::printStackTrace);
+        if (!done.await(5, TimeUnit.MINUTES)) {
+          throw new IllegalStateException(name() + " stream stopped after " + received.get() + " of " + count);
+        }
+        double seconds = (end[0] - start) / 1e9;
+        return new double[] {(double) size * count / seconds / 1e6, count / seconds};
+      } finally {
+        close(conn);
+      }
+    } finally {
+      dispose(server);
+    }
+  }
+}

@@ -2,7 +2,7 @@ package io.rdmareactive.benchmarks;
 
 import io.rdmareactive.benchmarks.jmh.Pinger;
 import io.rdmareactive.rdma.ResourceClosedException;
-import io.rdmareactive.rdma.internal.IdleStrategy;
+import io.rdmareactive.rdma.verbs.IdleStrategy;
 import io.rdmareactive.rdma.transport.DisposableRdmaServer;
 import io.rdmareactive.rdma.transport.RdmaClient;
 import io.rdmareactive.rdma.transport.RdmaConnection;

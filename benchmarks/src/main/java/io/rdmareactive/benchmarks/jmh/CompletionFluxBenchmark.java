@@ -1,7 +1,7 @@
 package io.rdmareactive.benchmarks.jmh;
 
 import io.rdmareactive.rdma.RdmaDevices;
-import io.rdmareactive.rdma.internal.IdleStrategy;
+import io.rdmareactive.rdma.verbs.IdleStrategy;
 import io.rdmareactive.rdma.verbs.Access;
 import io.rdmareactive.rdma.verbs.CompletionChannel;
 import io.rdmareactive.rdma.verbs.CompletionQueue;

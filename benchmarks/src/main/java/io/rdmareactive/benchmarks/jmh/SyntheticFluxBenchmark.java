@@ -1,6 +1,6 @@
 package io.rdmareactive.benchmarks.jmh;
 
-import io.rdmareactive.rdma.internal.IdleStrategy;
+import io.rdmareactive.rdma.verbs.IdleStrategy;
 import io.rdmareactive.rdma.verbs.CompletionStreamOptions;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

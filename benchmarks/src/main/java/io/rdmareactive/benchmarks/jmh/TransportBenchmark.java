@@ -6,7 +6,7 @@ import io.rdmareactive.rdma.transport.RdmaConnection;
 import io.rdmareactive.rdma.transport.RdmaMessage;
 import io.rdmareactive.rdma.transport.RdmaOption;
 import io.rdmareactive.rdma.transport.RdmaResources;
-import io.rdmareactive.rdma.internal.IdleStrategy;
+import io.rdmareactive.rdma.verbs.IdleStrategy;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

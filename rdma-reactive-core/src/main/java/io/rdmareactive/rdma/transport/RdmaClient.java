@@ -58,14 +58,14 @@ public final class RdmaClient {
     return new RdmaClient(config.withConnectTimeout(timeout), onConnected, onDisconnected);
   }
 
-  /** Called with the connection once established. */
+  /** Called with the connection once established; adds to hooks set before. */
   public RdmaClient doOnConnected(Consumer<? super RdmaConnection> onConnected) {
-    return new RdmaClient(config, Objects.requireNonNull(onConnected, "onConnected"), onDisconnected);
+    return new RdmaClient(config, TransportConfig.andThen(this.onConnected, onConnected), onDisconnected);
   }
 
-  /** Called when the connection is closed and freed. */
+  /** Called when the connection is closed and freed; adds to hooks set before. */
   public RdmaClient doOnDisconnected(Consumer<? super RdmaConnection> onDisconnected) {
-    return new RdmaClient(config, onConnected, Objects.requireNonNull(onDisconnected, "onDisconnected"));
+    return new RdmaClient(config, onConnected, TransportConfig.andThen(this.onDisconnected, onDisconnected));
   }
 
   /**

@@ -1,6 +1,6 @@
 package io.rdmareactive.rdma.transport;
 
-import io.rdmareactive.rdma.internal.IdleStrategy;
+import io.rdmareactive.rdma.verbs.IdleStrategy;
 import io.rdmareactive.rdma.verbs.CompletionStreamOptions;
 
 /**

@@ -80,14 +80,14 @@ public final class RdmaServer {
     return new RdmaServer(config, Objects.requireNonNull(handler, "handler"), onConnection, onDisconnected);
   }
 
-  /** Called with each established connection, before the handler. */
+  /** Called with each established connection, before the handler; adds to hooks set before. */
   public RdmaServer doOnConnection(Consumer<? super RdmaConnection> onConnection) {
-    return new RdmaServer(config, handler, Objects.requireNonNull(onConnection, "onConnection"), onDisconnected);
+    return new RdmaServer(config, handler, TransportConfig.andThen(this.onConnection, onConnection), onDisconnected);
   }
 
-  /** Called when a connection is closed and freed. */
+  /** Called when a connection is closed and freed; adds to hooks set before. */
   public RdmaServer doOnDisconnected(Consumer<? super RdmaConnection> onDisconnected) {
-    return new RdmaServer(config, handler, onConnection, Objects.requireNonNull(onDisconnected, "onDisconnected"));
+    return new RdmaServer(config, handler, onConnection, TransportConfig.andThen(this.onDisconnected, onDisconnected));
   }
 
   /**

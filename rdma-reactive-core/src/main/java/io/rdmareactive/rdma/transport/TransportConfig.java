@@ -96,4 +96,14 @@ record TransportConfig(String host, int port, int bufferSize, int bufferCount, i
   ConnectionProvider connectionProvider() {
     return (provider.equals("default") ? RdmaDevices.provider() : RdmaDevices.provider(provider)).connections();
   }
+
+  /** Runs {@code first}, then {@code then}: hooks compose as Reactor Netty's do. */
+  static java.util.function.Consumer<RdmaConnection> andThen(
+      java.util.function.Consumer<? super RdmaConnection> first, java.util.function.Consumer<? super RdmaConnection> then) {
+    java.util.Objects.requireNonNull(then, "hook");
+    return c -> {
+      first.accept(c);
+      then.accept(c);
+    };
+  }
 }

@@ -1,6 +1,5 @@
 package io.rdmareactive.rdma.verbs;
 
-import io.rdmareactive.rdma.internal.IdleStrategy;
 import org.jspecify.annotations.Nullable;
 
 /**

@@ -13,7 +13,7 @@ import io.rdmareactive.rdma.verbs.QueuePairConnectOptions;
 import io.rdmareactive.rdma.verbs.RdmaContext;
 import io.rdmareactive.rdma.verbs.SendRequest;
 import io.rdmareactive.rdma.verbs.WorkCompletion;
-import io.rdmareactive.rdma.internal.IdleStrategy;
+import io.rdmareactive.rdma.verbs.IdleStrategy;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicReference;

@@ -437,4 +437,23 @@ public abstract class AbstractTransportConformanceTest {
   static String utf8(byte[] b) {
     return new String(b, StandardCharsets.UTF_8);
   }
+
+  @Test
+  void connectionHooksComposeInsteadOfReplacing() {
+    var calls = new java.util.concurrent.CopyOnWriteArrayList<String>();
+    DisposableRdmaServer server = bind(server()
+        .doOnConnection(c -> calls.add("server-connected-1")).doOnConnection(c -> calls.add("server-connected-2"))
+        .handle((in, out) -> out.send(in.receive())));
+    RdmaConnection conn = client(server)
+        .doOnConnected(c -> calls.add("client-connected-1")).doOnConnected(c -> calls.add("client-connected-2"))
+        .doOnDisconnected(c -> calls.add("client-disconnected-1")).doOnDisconnected(c -> calls.add("client-disconnected-2"))
+        .connectNow();
+    StepVerifier.create(conn.outbound().sendString(Mono.just("hi")).thenMany(conn.inbound().receiveString().take(1)))
+        .expectNext("hi").verifyComplete();
+    conn.dispose();
+    StepVerifier.create(conn.onDispose()).verifyComplete();
+    assertThat(calls).containsSubsequence("client-connected-1", "client-connected-2")
+        .containsSubsequence("client-disconnected-1", "client-disconnected-2")
+        .contains("server-connected-1", "server-connected-2");
+  }
 }

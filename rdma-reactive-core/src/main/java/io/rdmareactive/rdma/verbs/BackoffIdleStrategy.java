@@ -1,4 +1,4 @@
-package io.rdmareactive.rdma.internal;
+package io.rdmareactive.rdma.verbs;
 
 import java.util.concurrent.locks.LockSupport;
 

@@ -197,6 +197,10 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private volatile int maxSendsInFlight;
   private volatile long receiverNotReady;
   private volatile long creditViolations;
+  private volatile long creditStalls;
+  private volatile long completionErrors;
+  /** Whether the sender is waiting for credits now; a stall is counted once, when it starts. */
+  private boolean creditStalled;
   /** Sequence numbers of the last data send of each message in flight (a ring: at most one per send buffer). */
   private final long[] messageEnds;
   private int messageEndsHead;
@@ -331,7 +335,8 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   @Override
   public RdmaStatistics statistics() {
     return new RdmaStatistics(messagesSent, messagesReceived, bytesSent, bytesReceived, creditUpdatesSent,
-        creditUpdatesReceived, credits, maxSendsInFlight, receiverNotReady, creditViolations);
+        creditUpdatesReceived, credits, maxSendsInFlight, receiverNotReady, creditViolations, creditStalls,
+        completionErrors);
   }
 
   @Override
@@ -580,6 +585,9 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     long tag = wrId & TAG;
     int index = (int) wrId;
     boolean success = status == WorkCompletion.Status.SUCCESS;
+    if (!success && !disconnected && !peerDisconnected) {
+      completionErrors++; // flushes after a disconnect are the disconnect, not errors
+    }
     if (tag == RECV) {
       posted--;
       if (!success) {
@@ -841,8 +849,12 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     long capacity = raw ? freeSendCount : Math.min(credits - 1, freeSendCount);
     long want = capacity - (src.requested - src.polled) - (current != null ? 1 : 0);
     if (want > 0) {
+      creditStalled = false;
       src.requested += want;
       up.request(want);
+    } else if (!raw && credits < 2 && src.requested == src.polled && !creditStalled) {
+      creditStalled = true; // a live publisher gets no demand until the receiver grants credits
+      creditStalls++;
     }
   }
 
@@ -850,9 +862,17 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private boolean postChunks() {
     Object m = current;
     for (;;) {
-      if (sendsOutstanding >= sendDepth || freeSendCount == 0 || (!raw && credits < 2)) {
+      if (!raw && credits < 2) {
+        if (!creditStalled) {
+          creditStalled = true;
+          creditStalls++;
+        }
         return false;
       }
+      if (sendsOutstanding >= sendDepth || freeSendCount == 0) {
+        return false;
+      }
+      creditStalled = false;
       long remaining = currentLength - currentOffset;
       int length = (int) Math.min(remaining, chunk);
       boolean more = remaining > length;

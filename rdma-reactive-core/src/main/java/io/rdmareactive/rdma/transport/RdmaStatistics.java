@@ -13,7 +13,9 @@ package io.rdmareactive.rdma.transport;
  * @param maxSendsInFlight most sends (data and credit) that were posted and not yet completed at once
  * @param receiverNotReady RNR_RETRY_EXC_ERR completions seen: 0 unless flow control was broken
  * @param creditViolations sends posted without a credit: 0 unless flow control was broken
+ * @param creditStalls times the sender had data but no credit and had to wait for the receiver
+ * @param completionErrors work completions with an error status, other than the flushes of a disconnect
  */
 public record RdmaStatistics(long messagesSent, long messagesReceived, long bytesSent, long bytesReceived,
     long creditUpdatesSent, long creditUpdatesReceived, long credits, int maxSendsInFlight,
-    long receiverNotReady, long creditViolations) {}
+    long receiverNotReady, long creditViolations, long creditStalls, long completionErrors) {}

@@ -214,6 +214,8 @@ public abstract class AbstractTransportConformanceTest {
     assertThat(sender.receiverNotReady()).isZero();
     assertThat(receiver.receiverNotReady()).isZero();
     assertThat(sender.creditViolations()).isZero();
+    assertThat(sender.creditStalls()).as("a slow consumer makes the sender wait for credits").isPositive();
+    assertThat(sender.completionErrors() + receiver.completionErrors()).isZero();
     assertThat(sender.maxSendsInFlight()).isLessThanOrEqualTo(bufferCount + RdmaChannel.RESERVE);
     assertThat(receiver.creditUpdatesSent()).as("the idle direction grants through credit updates").isPositive();
     // Updates never answer updates forever: far fewer of them than messages.

@@ -74,7 +74,7 @@ public class RdmaMetrics implements MeterBinder, RdmaConnectionObserver {
     private final Set<RdmaConnection> live = new HashSet<>();
     private long opened;
     private long messagesSent, messagesReceived, bytesSent, bytesReceived, creditUpdatesSent,
-        creditUpdatesReceived, receiverNotReady, creditViolations;
+        creditUpdatesReceived, receiverNotReady, creditViolations, creditStalls, completionErrors;
 
     Endpoint(String name) {
       this.name = name;
@@ -100,6 +100,8 @@ public class RdmaMetrics implements MeterBinder, RdmaConnectionObserver {
       creditUpdatesReceived += s.creditUpdatesReceived();
       receiverNotReady += s.receiverNotReady();
       creditViolations += s.creditViolations();
+      creditStalls += s.creditStalls();
+      completionErrors += s.completionErrors();
     }
 
     synchronized int active() {
@@ -137,6 +139,10 @@ public class RdmaMetrics implements MeterBinder, RdmaConnectionObserver {
           e -> e.total(e.receiverNotReady, RdmaStatistics::receiverNotReady));
       counter(r, "rdma.credit.violations", null, "Sends posted without a credit (flow control broken)",
           e -> e.total(e.creditViolations, RdmaStatistics::creditViolations));
+      counter(r, "rdma.credit.stalls", null, "Times a sender waited for the receiver to grant credits",
+          e -> e.total(e.creditStalls, RdmaStatistics::creditStalls));
+      counter(r, "rdma.completion.errors", null, "Work completions with an error status",
+          e -> e.total(e.completionErrors, RdmaStatistics::completionErrors));
     }
 
     private void counter(MeterRegistry r, String meter, @Nullable String direction, String description,

@@ -235,6 +235,9 @@ class RdmaAutoConfigurationTest {
               .functionCounter().count()).isEqualTo(5.0);
           assertThat(registry.get("rdma.connections").tag("endpoint", "server").functionCounter().count())
               .isEqualTo(1.0);
+          assertThat(registry.get("rdma.completion.errors").tag("endpoint", "server").functionCounter().count())
+              .isZero();
+          assertThat(registry.find("rdma.credit.stalls").tag("endpoint", "server").functionCounter()).isNotNull();
         });
     // The context closed: the server no longer listens.
     StepVerifier.create(RdmaClient.create().host("127.0.0.1").port(port[0])

@@ -6,6 +6,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.rdmareactive.rdma.NativeCallException;
+import io.rdmareactive.rdma.ResourceClosedException;
 import io.rdmareactive.rdma.internal.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.CompletionChannel;
 import io.rdmareactive.rdma.verbs.CompletionQueue;
@@ -13,39 +14,67 @@ import io.rdmareactive.rdma.verbs.RdmaContext;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
+import reactor.core.scheduler.NonBlocking;
 
 /**
  * A completion channel (ibv_create_comp_channel). Its fd is made non-blocking so that
- * {@link #nextEvent()} never blocks; {@link #awaitEvent} is poll(2) on the fd. Every CQ on the
- * channel holds a lease on it, so closing it while a CQ uses it fails with EBUSY before the native
- * call (which would fail the same way).
+ * {@link #nextEvent()} never blocks; {@link #awaitEvent} is poll(2) on the fd and on an eventfd
+ * that {@link #wakeup()} signals. Every CQ on the channel holds a lease on it, so closing it while a
+ * CQ uses it fails with EBUSY before the native call (which would fail the same way).
+ *
+ * <p>Waiters and wakers are counted users of the two fds: {@link #close()} marks the channel
+ * closing (new users are refused), signals the eventfd so that a waiter returns at once, waits the
+ * moment it takes the users to leave, and only then destroys the channel and closes the eventfd.
+ * So no poll or write ever sees an fd number that was closed and perhaps reused, and the context
+ * cannot be closed under a channel that is still being destroyed.
  */
 final class NativeCompletionChannel extends AbstractRdmaResource implements CompletionChannel, NativeContextBound {
+  /** Set in {@link #users} once close began; the low bits count the threads inside the fds. */
+  private static final int CLOSING = 1 << 30;
+
   private final NativeContext context;
   final MemorySegment channel;
   private final int fd;
+  private final int wakeFd;
   private final Arena arena = Arena.ofShared();
   private final MemorySegment cqOut;
   private final MemorySegment cqContextOut;
-  private boolean nativeDestroyed;
+  /**
+   * struct pollfd[2] of the waiter. Concurrent waiters (not the event loop's way) share it
+   * harmlessly: the fds are level-triggered, so a mixed-up revents costs at most one empty turn.
+   */
+  private final MemorySegment pollfds;
+  private final MemorySegment drained;
+  private final AtomicInteger users = new AtomicInteger();
+  private boolean nativeDestroyed; // guarded by this
 
-  private NativeCompletionChannel(NativeContext context, MemorySegment channel) {
+  private NativeCompletionChannel(NativeContext context, MemorySegment channel, int wakeFd) {
     super("CompletionChannel[" + context.deviceName() + "]", context);
     this.context = context;
     this.channel = channel.reinterpret(SIZEOF_COMP_CHANNEL);
     this.fd = this.channel.get(JAVA_INT, COMP_CHANNEL_FD);
+    this.wakeFd = wakeFd;
     this.cqOut = arena.allocate(ADDRESS);
     this.cqContextOut = arena.allocate(ADDRESS);
+    this.pollfds = arena.allocate(16, 4);
+    this.drained = arena.allocate(JAVA_LONG);
   }
 
   static NativeCompletionChannel create(NativeContext context) {
     context.ensureOpen();
     MemorySegment ch = Calls.create("ibv_create_comp_channel", context.verbs.createCompChannel, context.ctx);
+    int wake = -1;
     try {
       Posix.setNonBlocking(ch.reinterpret(SIZEOF_COMP_CHANNEL).get(JAVA_INT, COMP_CHANNEL_FD));
-      return new NativeCompletionChannel(context, ch);
+      wake = Posix.eventfd(Posix.EFD_NONBLOCK | Posix.EFD_CLOEXEC);
+      return new NativeCompletionChannel(context, ch, wake);
     } catch (RuntimeException | Error e) {
+      if (wake >= 0) {
+        Posix.close(wake);
+      }
       Calls.status(context.verbs.destroyCompChannel, ch);
       throw e;
     }
@@ -68,7 +97,30 @@ final class NativeCompletionChannel extends AbstractRdmaResource implements Comp
   @Override
   public boolean awaitEvent(Duration timeout) {
     ensureOpen();
-    return Posix.awaitReadable(fd, timeout.isNegative() ? 0 : timeout.toNanos());
+    if (!enter()) {
+      throw new ResourceClosedException(toString());
+    }
+    try {
+      int ready = Posix.awaitEither(pollfds, fd, wakeFd, timeout.isNegative() ? 0 : timeout.toNanos());
+      if ((ready & Posix.SECOND_READY) != 0 && (users.get() & CLOSING) == 0) {
+        Posix.drain(wakeFd, drained); // a wakeup is consumed by the wait it ended
+      }
+      return (ready & Posix.FIRST_READY) != 0 && (users.get() & CLOSING) == 0;
+    } finally {
+      leave();
+    }
+  }
+
+  /** Signals the eventfd: a waiter in {@link #awaitEvent} returns now, or the next one at once. */
+  @Override
+  public void wakeup() {
+    if (enter()) {
+      try {
+        Posix.signal(wakeFd); // cannot fail but for EAGAIN at a counter of 2^64-2: then it is readable anyway
+      } finally {
+        leave();
+      }
+    }
   }
 
   @Override
@@ -106,12 +158,64 @@ final class NativeCompletionChannel extends AbstractRdmaResource implements Comp
     return Calls.errnoOf(rc);
   }
 
+  /** Counts the caller in as a user of the fds; false once the channel is closing. */
+  private boolean enter() {
+    for (;;) {
+      int u = users.get();
+      if ((u & CLOSING) != 0) {
+        return false;
+      }
+      if (users.compareAndSet(u, u + 1)) {
+        return true;
+      }
+    }
+  }
+
+  private void leave() {
+    users.decrementAndGet();
+  }
+
   @Override
   protected void release() {
-    if (!nativeDestroyed) {
-      Calls.check(closeFunction(), Calls.status(context.verbs.destroyCompChannel, channel));
+    // Closing counts as a user too, so that the eventfd stays open for the signal below.
+    int inside = users.getAndUpdate(u -> (u | CLOSING) + 1);
+    if (inside != 0) {
+      Posix.signal(wakeFd);
+      awaitOthersLeft();
     }
+    int errno = destroyNative();
+    if (errno != 0) {
+      users.set(0); // still open: it can be used and closed again
+      throw Native.failure(closeFunction(), errno, toString());
+    }
+  }
+
+  /**
+   * Waits for the woken waiters (and any waker) to leave: a poll(2) that returns and a counter
+   * decrement, microseconds unless the OS paused them. An event loop (a non-blocking thread, where
+   * BlockHound reports parking) closing another loop's channel spins; others park between checks.
+   */
+  private void awaitOthersLeft() {
+    boolean mayPark = !(Thread.currentThread() instanceof NonBlocking);
+    for (int spins = 0; users.get() != (CLOSING | 1); spins++) {
+      if (mayPark && spins >= 1_000) {
+        LockSupport.parkNanos(20_000);
+      }
+    }
+  }
+
+  /** Destroys the channel and closes the eventfd; returns ibv_destroy_comp_channel's errno. */
+  private int destroyNative() {
+    if (!nativeDestroyed) {
+      int rc = Calls.status(context.verbs.destroyCompChannel, channel);
+      if (rc != 0) {
+        return Calls.errnoOf(rc);
+      }
+      nativeDestroyed = true;
+    }
+    Posix.close(wakeFd);
     arena.close();
+    return 0;
   }
 
   @Override

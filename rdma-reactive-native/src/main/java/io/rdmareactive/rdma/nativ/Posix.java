@@ -13,11 +13,17 @@ import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 import java.util.concurrent.TimeUnit;
 
-/** poll(2), fcntl(2), open(2) and close(2) for the verbs file descriptors (channels, async events, XRC files). */
+/**
+ * poll(2), fcntl(2), open(2), close(2) and eventfd(2) for the verbs file descriptors (channels, async
+ * events, XRC files, wakeups).
+ */
 final class Posix {
   static final int O_RDONLY = 0, O_CREAT = 0100, O_EXCL = 0200, O_NONBLOCK = 04000, O_CLOEXEC = 02000000;
   static final int F_GETFL = 3, F_SETFL = 4;
   static final short POLLIN = 1;
+  static final int EFD_NONBLOCK = O_NONBLOCK, EFD_CLOEXEC = O_CLOEXEC;
+  /** Bits of {@link #awaitEither}'s result. */
+  static final int FIRST_READY = 1, SECOND_READY = 2;
 
   private static final Linker.Option CAPTURE = Linker.Option.captureCallState("errno");
   private static final MethodHandle POLL = handle("poll", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, JAVA_INT));
@@ -26,6 +32,11 @@ final class Posix {
   private static final MethodHandle OPEN = handle("open", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT),
       Linker.Option.firstVariadicArg(2));
   private static final MethodHandle CLOSE = handle("close", FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+  private static final MethodHandle EVENTFD = handle("eventfd", FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_INT));
+  /** glibc's eventfd_write(fd, value): the value goes by value, so a wakeup needs no memory. */
+  private static final MethodHandle EVENTFD_WRITE = handle("eventfd_write",
+      FunctionDescriptor.of(JAVA_INT, JAVA_INT, JAVA_LONG));
+  private static final MethodHandle READ = handle("read", FunctionDescriptor.of(JAVA_LONG, JAVA_INT, ADDRESS, JAVA_LONG));
   /** struct pollfd {int fd; short events; short revents;}, one per thread: waits allocate nothing. */
   private static final ThreadLocal<MemorySegment> POLLFD = ThreadLocal.withInitial(() -> Arena.global().allocate(8, 4));
 
@@ -62,6 +73,76 @@ final class Posix {
       throw Native.failure("poll", errno, "fd " + fd);
     }
     return rc > 0 && (p.get(JAVA_SHORT, 6) & POLLIN) != 0;
+  }
+
+  /**
+   * poll(2) for POLLIN on two fds, whose {@code struct pollfd[2]} is {@code pollfds} (16 bytes,
+   * 4-aligned). Waits up to {@code timeoutNanos} (rounded up to a millisecond). Returns
+   * {@link #FIRST_READY} and/or {@link #SECOND_READY}; 0 on timeout or EINTR. Error conditions
+   * (POLLERR, POLLHUP) count as ready, so that the caller's read reports them.
+   */
+  static int awaitEither(MemorySegment pollfds, int first, int second, long timeoutNanos) {
+    pollfds.set(JAVA_INT, 0, first);
+    pollfds.set(JAVA_SHORT, 4, POLLIN);
+    pollfds.set(JAVA_SHORT, 6, (short) 0);
+    pollfds.set(JAVA_INT, 8, second);
+    pollfds.set(JAVA_SHORT, 12, POLLIN);
+    pollfds.set(JAVA_SHORT, 14, (short) 0);
+    long ms = timeoutNanos <= 0 ? 0 : Math.min(Integer.MAX_VALUE, TimeUnit.NANOSECONDS.toMillis(timeoutNanos + 999_999));
+    int rc;
+    try {
+      rc = (int) POLL.invokeExact(Native.callState(), pollfds, 2L, (int) ms);
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+    if (rc < 0) {
+      int errno = Native.lastErrno();
+      if (errno == NativeCallException.EINTR) {
+        return 0;
+      }
+      throw Native.failure("poll", errno, "fds " + first + ", " + second);
+    }
+    if (rc == 0) {
+      return 0;
+    }
+    return (pollfds.get(JAVA_SHORT, 6) != 0 ? FIRST_READY : 0) | (pollfds.get(JAVA_SHORT, 14) != 0 ? SECOND_READY : 0);
+  }
+
+  /** eventfd(2) with {@code flags}; throws a NativeCallException on failure. */
+  static int eventfd(int flags) {
+    int fd;
+    try {
+      fd = (int) EVENTFD.invokeExact(Native.callState(), 0, flags);
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+    if (fd < 0) {
+      throw Native.failure("eventfd", Native.lastErrno());
+    }
+    return fd;
+  }
+
+  /**
+   * Adds 1 to the eventfd's counter, making it readable. Never blocks (EFD_NONBLOCK); returns the
+   * errno (0 on success): EAGAIN only at a counter of 2^64-2, which a drained wakeup fd never nears.
+   */
+  static int signal(int eventFd) {
+    try {
+      int rc = (int) EVENTFD_WRITE.invokeExact(Native.callState(), eventFd, 1L);
+      return rc == 0 ? 0 : Native.lastErrno();
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
+  }
+
+  /** Reads (and so resets) a non-blocking eventfd's counter into {@code buffer} (8 bytes); EAGAIN is ignored. */
+  static void drain(int eventFd, MemorySegment buffer) {
+    try {
+      long n = (long) READ.invokeExact(Native.callState(), eventFd, buffer, 8L);
+      assert n == 8 || n == -1;
+    } catch (Throwable t) {
+      throw new AssertionError(t);
+    }
   }
 
   /** Adds O_NONBLOCK to {@code fd}'s status flags, so reads of an empty queue return EAGAIN. */

@@ -142,11 +142,48 @@ final class CmEventLoop extends AbstractRdmaResource {
     return future;
   }
 
-  private void startConnect(CmAddressInfo address, CmQueuePairOptions qp, byte[] privateData, long deadline,
+  /**
+   * Resolves {@code host}:{@code port} and a route to it asynchronously, as {@link #connect} does,
+   * but stops there: the future completes on the loop thread with an id that has a device
+   * ({@link CmEndpoint#verbsContext()}) and no QP yet, and whose later events go to
+   * {@code handler}. Failures as {@link #connect}'s (TIMED_OUT once {@code timeout} passed);
+   * cancelling the future destroys the id.
+   */
+  CompletableFuture<CmEndpoint> resolve(String host, int port, Duration timeout, Handler handler) {
+    CompletableFuture<CmEndpoint> future = new CompletableFuture<>();
+    CmAddressInfo address;
+    try {
+      address = CmAddressInfo.active(host, port);
+    } catch (RuntimeException e) {
+      future.completeExceptionally(e);
+      return future;
+    }
+    long deadline = System.nanoTime() + timeout.toNanos();
+    execute(() -> startConnect(address, null, new byte[0], deadline, handler, future));
+    return future;
+  }
+
+  /**
+   * Takes on {@code endpoint}, an id already on this loop's channel (created on it, or a connect
+   * request's new id): its events go to {@code handler}. Holds a lease on the loop until the
+   * endpoint is closed.
+   */
+  void register(CmEndpoint endpoint, Handler handler) {
+    acquireLease();
+    attached.put(endpoint.idAddress(), endpoint);
+    endpoint.attached(this, handler);
+  }
+
+  private void startConnect(CmAddressInfo address, @Nullable CmQueuePairOptions qp, byte[] privateData, long deadline,
       Handler handler, CompletableFuture<CmEndpoint> future) {
     CmEndpoint ep = null;
     try (address) {
       if (future.isDone()) {
+        return;
+      }
+      if (System.nanoTime() - deadline >= 0) { // expired while queued: strict, whatever the poll cadence
+        future.completeExceptionally(new ConnectionException(ConnectionException.Reason.TIMED_OUT,
+            "connecting to " + address + " timed out before it started", null));
         return;
       }
       ensureOpen();
@@ -252,7 +289,11 @@ final class CmEventLoop extends AbstractRdmaResource {
     CmEndpoint ep = attached.get(key);
     Handler h = ep == null ? null : ep.handler();
     if (ep == null || h == null) {
-      log.debug("rdma-cm: {} for an id nobody listens to, dropped", event);
+      if (event.type() == CmEvent.Type.CONNECT_REQUEST) {
+        rejectOrphan(event);
+      } else {
+        log.debug("rdma-cm: {} for an id nobody listens to, dropped", event);
+      }
       return;
     }
     try {
@@ -262,6 +303,21 @@ final class CmEventLoop extends AbstractRdmaResource {
     }
   }
 
+  /**
+   * A connect request whose listener went away between rdma_get_cm_event and here: its new id is
+   * ours alone, so it is rejected and destroyed rather than leaked.
+   */
+  private static void rejectOrphan(CmEvent event) {
+    MemorySegment id = MemorySegment.ofAddress(event.id());
+    try {
+      int ignored = (int) RdmaCm.H.REJECT.invokeExact(Native.callState(), id, MemorySegment.NULL, (byte) 0);
+      RdmaCm.H.DESTROY_EP.invokeExact(id);
+    } catch (Throwable t) {
+      log.warn("rdma-cm: could not reject an orphaned connect request", t);
+    }
+    log.debug("rdma-cm: {} for a listener that is gone, rejected", event);
+  }
+
   private void advance(PendingConnect p, CmEvent event) {
     CmEndpoint ep = p.endpoint;
     try {
@@ -269,11 +325,25 @@ final class CmEventLoop extends AbstractRdmaResource {
         fail(ep.idAddress(), new java.util.concurrent.CancellationException());
         return;
       }
+      if (event.type() != CmEvent.Type.ESTABLISHED && System.nanoTime() - p.deadline >= 0) {
+        fail(ep.idAddress(), new ConnectionException(ConnectionException.Reason.TIMED_OUT,
+            "connecting " + ep + " timed out", null));
+        return;
+      }
       switch (event.type()) {
         case ADDRESS_RESOLVED -> ep.resolveRoute(RESOLVE_TIMEOUT_MILLIS);
         case ROUTE_RESOLVED -> {
-          ep.createQueuePair(null, p.qp);
-          ep.connect(p.privateData);
+          CmQueuePairOptions qp = p.qp;
+          if (qp == null) { // resolve(): the caller creates the QP and connects
+            connecting.remove(ep.idAddress());
+            ep.handler(p.handler);
+            if (!p.future.complete(ep)) {
+              ep.close(); // cancelled at the last moment
+            }
+          } else {
+            ep.createQueuePair(null, qp);
+            ep.connect(p.privateData);
+          }
         }
         case ESTABLISHED -> {
           connecting.remove(ep.idAddress());
@@ -360,6 +430,6 @@ final class CmEventLoop extends AbstractRdmaResource {
     return "rdma_destroy_event_channel";
   }
 
-  private record PendingConnect(CmEndpoint endpoint, CmQueuePairOptions qp, byte[] privateData, long deadline,
+  private record PendingConnect(CmEndpoint endpoint, @Nullable CmQueuePairOptions qp, byte[] privateData, long deadline,
       Handler handler, CompletableFuture<CmEndpoint> future) {}
 }

@@ -56,11 +56,19 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
   private final AtomicLong nextCqId = new AtomicLong(1);
 
   private final Sinks.Many<AsyncEvent> asyncSink = Sinks.many().multicast().directBestEffort();
-  private final Thread asyncThread;
+  /** Null for a borrowed context: its async fd is its owner's. */
+  private final @Nullable Thread asyncThread;
   private volatile boolean asyncRunning = true;
+  /** Whether closing this closes the device (false: borrowed, e.g. librdmacm's id->verbs). */
+  private final boolean owned;
 
   private NativeContext(Verbs verbs, MemorySegment rawCtx, String deviceName) {
-    super("RdmaContext[" + deviceName + "]", null);
+    this(verbs, rawCtx, deviceName, true);
+  }
+
+  private NativeContext(Verbs verbs, MemorySegment rawCtx, String deviceName, boolean owned) {
+    super("RdmaContext[" + deviceName + (owned ? "" : ", borrowed") + "]", null);
+    this.owned = owned;
     this.verbs = verbs;
     this.deviceName = deviceName;
     this.ctx = rawCtx.reinterpret(SIZEOF_CONTEXT);
@@ -78,11 +86,16 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
     postRecvFn = ctx.get(ADDRESS, CONTEXT_OPS_POST_RECV);
     postSrqRecvFn = ctx.get(ADDRESS, CONTEXT_OPS_POST_SRQ_RECV);
     numCompVectors = ctx.get(JAVA_INT, CONTEXT_NUM_COMP_VECTORS);
+    if (!owned) {
+      asyncThread = null;
+      return;
+    }
     int asyncFd = ctx.get(JAVA_INT, CONTEXT_ASYNC_FD);
     Posix.setNonBlocking(asyncFd);
-    asyncThread = Thread.ofPlatform().daemon().name("rdma-async-" + ASYNC_THREADS.incrementAndGet())
+    Thread t = Thread.ofPlatform().daemon().name("rdma-async-" + ASYNC_THREADS.incrementAndGet())
         .unstarted(() -> asyncLoop(asyncFd));
-    asyncThread.start();
+    asyncThread = t;
+    t.start();
   }
 
   /** Opens {@code device} (an ibv_device pointer); the caller frees the device list afterwards. */
@@ -94,6 +107,18 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
       Calls.status(verbs.closeDevice, c);
       throw e;
     }
+  }
+
+  /**
+   * Wraps {@code rawCtx}, an ibv_context someone else opened and keeps open (librdmacm's
+   * id->verbs), for verbs objects on it. Closing the wrapper frees nothing native; it reports no
+   * async events (the owner's async fd is left alone).
+   */
+  static NativeContext borrow(Verbs verbs, MemorySegment rawCtx) {
+    MemorySegment c = rawCtx.reinterpret(SIZEOF_CONTEXT);
+    MemorySegment device = c.get(ADDRESS, 0); // struct ibv_context.device
+    MemorySegment name = (MemorySegment) Calls.plain(verbs.getDeviceName, device);
+    return new NativeContext(verbs, c, name.address() == 0 ? "?" : name.reinterpret(256).getString(0), false);
   }
 
   /**
@@ -300,13 +325,19 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
 
   @Override
   protected void release() {
+    if (!owned) {
+      asyncSink.tryEmitComplete();
+      return;
+    }
     asyncRunning = false;
     try {
-      asyncThread.join(TimeUnit.SECONDS.toMillis(5));
+      if (asyncThread != null) {
+        asyncThread.join(TimeUnit.SECONDS.toMillis(5));
+      }
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
     }
-    if (asyncThread.isAlive()) {
+    if (asyncThread != null && asyncThread.isAlive()) {
       asyncRunning = true;
       throw new IllegalStateException(asyncThread.getName() + " did not stop; " + deviceName + " left open");
     }

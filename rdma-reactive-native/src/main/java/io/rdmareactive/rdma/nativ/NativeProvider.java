@@ -4,6 +4,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import io.rdmareactive.rdma.NativeCallException;
+import io.rdmareactive.rdma.spi.ConnectionProvider;
 import io.rdmareactive.rdma.spi.RdmaProvider;
 import io.rdmareactive.rdma.verbs.RdmaContext;
 import java.lang.foreign.Arena;
@@ -64,6 +65,12 @@ public final class NativeProvider implements RdmaProvider {
   private static String name(Verbs v, MemorySegment dev) {
     MemorySegment s = (MemorySegment) Calls.plain(v.getDeviceName, dev);
     return s.address() == 0 ? "" : s.reinterpret(256).getString(0);
+  }
+
+  /** librdmacm's connection establishment (one process-wide instance; see {@link NativeConnectionProvider}). */
+  @Override
+  public ConnectionProvider connections() {
+    return NativeConnectionProvider.INSTANCE;
   }
 
   /**

@@ -64,12 +64,30 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
   private final MemorySegment recvWr;
   private final MemorySegment recvSges;
   private final MemorySegment badWr;
+  /** Frees a QP created by someone else (rdma_destroy_qp); null: ibv_destroy_qp. */
+  private final @Nullable AdoptedDestroy adoptedDestroy;
+
+  /** How an adopted QP is freed, and the C function named in errors. */
+  interface AdoptedDestroy {
+    void destroy();
+
+    String function();
+  }
 
   private NativeQueuePair(NativeContext context, AbstractRdmaResource parent, MemorySegment qp, QueuePairType type,
       @Nullable NativeCompletionQueue sendCq, @Nullable NativeCompletionQueue recvCq,
       @Nullable NativeSharedReceiveQueue srq, int sendReserved, int recvReserved, int maxSendSge, int maxRecvSge,
       int maxInline) {
+    this(context, parent, qp, type, sendCq, recvCq, srq, sendReserved, recvReserved, maxSendSge, maxRecvSge,
+        maxInline, null);
+  }
+
+  private NativeQueuePair(NativeContext context, AbstractRdmaResource parent, MemorySegment qp, QueuePairType type,
+      @Nullable NativeCompletionQueue sendCq, @Nullable NativeCompletionQueue recvCq,
+      @Nullable NativeSharedReceiveQueue srq, int sendReserved, int recvReserved, int maxSendSge, int maxRecvSge,
+      int maxInline, @Nullable AdoptedDestroy adoptedDestroy) {
     super("QueuePair[" + type + " " + context.deviceName() + "]", parent);
+    this.adoptedDestroy = adoptedDestroy;
     this.context = context;
     this.qp = qp.reinterpret(SIZEOF_QP);
     this.type = type;
@@ -172,6 +190,33 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
       if (srq != null) {
         srq.releaseLease();
       }
+      throw e;
+    }
+  }
+
+  /**
+   * Takes on an RC {@code qp} that was created elsewhere (rdma_create_qp) on {@code pd} with
+   * {@code cq} as both its send and receive CQ and the granted capabilities given here. The
+   * QP reserves its depths on the CQ and leases it as any other does; {@code destroy} frees it.
+   * On failure nothing is reserved and the caller still owns (and frees) {@code qp}.
+   */
+  static NativeQueuePair adopt(NativeProtectionDomain pd, MemorySegment qp, NativeCompletionQueue cq, int sendDepth,
+      int recvDepth, int maxSendSge, int maxRecvSge, int maxInline, AdoptedDestroy destroy) {
+    NativeContext context = pd.context;
+    context.checkOwn(cq, "CQ");
+    cq.reserve(sendDepth + recvDepth, "adopted RC QP (" + sendDepth + " send, " + recvDepth + " receive)");
+    try {
+      cq.acquireLease();
+    } catch (RuntimeException e) {
+      cq.unreserve(sendDepth + recvDepth);
+      throw e;
+    }
+    try {
+      return new NativeQueuePair(context, pd, qp, QueuePairType.RC, cq, null, null, sendDepth + recvDepth, 0,
+          maxSendSge, maxRecvSge, maxInline, destroy);
+    } catch (RuntimeException | Error e) {
+      cq.unreserve(sendDepth + recvDepth);
+      cq.releaseLease();
       throw e;
     }
   }
@@ -450,7 +495,12 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
 
   @Override
   protected void release() {
-    Calls.check(closeFunction(), Calls.status(context.verbs.destroyQp, qp));
+    AdoptedDestroy d = adoptedDestroy;
+    if (d != null) {
+      d.destroy();
+    } else {
+      Calls.check(closeFunction(), Calls.status(context.verbs.destroyQp, qp));
+    }
     if (sendCq != null) {
       sendCq.unreserve(sendReserved);
       sendCq.releaseLease();
@@ -467,7 +517,8 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
 
   @Override
   protected String closeFunction() {
-    return "ibv_destroy_qp";
+    AdoptedDestroy d = adoptedDestroy;
+    return d != null ? d.function() : "ibv_destroy_qp";
   }
 
   /** The SRQ this QP receives through, if any. */

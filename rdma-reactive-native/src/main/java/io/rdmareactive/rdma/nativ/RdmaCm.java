@@ -53,6 +53,8 @@ final class RdmaCm {
     static final MethodHandle RESOLVE_ADDR = cm("rdma_resolve_addr", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS, JAVA_INT));
     static final MethodHandle RESOLVE_ROUTE = cm("rdma_resolve_route", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT));
     static final MethodHandle CREATE_QP = cm("rdma_create_qp", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
+    static final MethodHandle DESTROY_QP = Native.downcall(CM, "rdma_destroy_qp", FunctionDescriptor.ofVoid(ADDRESS), false);
+    static final MethodHandle BIND_ADDR = cm("rdma_bind_addr", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     static final MethodHandle GET_SRC_PORT = Native.downcall(CM, "rdma_get_src_port", FunctionDescriptor.of(JAVA_SHORT, ADDRESS), false);
     static final MethodHandle EVENT_STR = Native.downcall(CM, "rdma_event_str", FunctionDescriptor.of(ADDRESS, JAVA_INT), false);
 

@@ -1,0 +1,397 @@
+package io.rdmareactive.rdma.nativ;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import io.rdmareactive.rdma.ConnectionException;
+import io.rdmareactive.rdma.NativeCallException;
+import io.rdmareactive.rdma.ResourceBusyException;
+import io.rdmareactive.rdma.ResourceClosedException;
+import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.Endpoint;
+import io.rdmareactive.rdma.spi.EndpointOptions;
+import io.rdmareactive.rdma.verbs.CompletionQueue;
+import io.rdmareactive.rdma.verbs.CompletionQueueOptions;
+import io.rdmareactive.rdma.verbs.ProtectionDomain;
+import io.rdmareactive.rdma.verbs.QueuePair;
+import io.rdmareactive.rdma.verbs.RdmaContext;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.net.InetSocketAddress;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.MonoSink;
+import reactor.core.publisher.Sinks;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * An endpoint over an RDMA CM id on the provider's event loop. Its verbs objects are its own, on
+ * the id's device context (id->verbs, borrowed: librdmacm keeps it open): a PD, a completion
+ * channel, one CQ for both work queues, and an RC QP made by rdma_create_qp on that PD and CQ,
+ * which leaves it in INIT. rdma_connect / rdma_accept then drive it to RTS; the CM events of the
+ * id arrive here on the loop thread.
+ *
+ * <p>Closing: disconnect (or reject, for a request never accepted), then rdma_destroy_qp, the CQ,
+ * the channel, the PD, rdma_destroy_id; the borrowed context is left open.
+ */
+final class NativeConnectionEndpoint extends AbstractRdmaResource implements Endpoint {
+  private static final Logger log = Loggers.getLogger(NativeConnectionEndpoint.class);
+
+  private enum State { INIT, ESTABLISHING, ESTABLISHED, FAILED }
+
+  private final NativeConnectionProvider provider;
+  private final CmEventLoop loop;
+  private final CmEndpoint cm;
+  private final boolean activeSide;
+  private final InetSocketAddress address;
+  private final EndpointOptions options;
+  private final NativeContext context;
+  private final NativeProtectionDomain pd;
+  private final NativeCompletionChannel channel;
+  private final NativeCompletionQueue cq;
+  private final NativeQueuePair qp;
+  private final Sinks.Empty<Void> onDisconnect = Sinks.empty();
+  private volatile byte[] remotePrivateData;
+  // guarded by this
+  private State state = State.INIT;
+  private @Nullable MonoSink<Void> establishing;
+  private boolean disconnected;
+  private boolean peerGone;
+  private boolean loopReleased;
+
+  private NativeConnectionEndpoint(NativeConnectionProvider provider, CmEventLoop loop, CmEndpoint cm,
+      boolean activeSide, InetSocketAddress address, EndpointOptions options, byte[] remotePrivateData,
+      NativeContext context, NativeProtectionDomain pd, NativeCompletionChannel channel, NativeCompletionQueue cq,
+      NativeQueuePair qp) {
+    super("native " + (activeSide ? "active endpoint to " : "passive endpoint on ") + address
+        + " (rdma_cm_id 0x" + Long.toHexString(cm.idAddress()) + ")", null);
+    this.provider = provider;
+    this.loop = loop;
+    this.cm = cm;
+    this.activeSide = activeSide;
+    this.address = address;
+    this.options = options;
+    this.remotePrivateData = remotePrivateData;
+    this.context = context;
+    this.pd = pd;
+    this.channel = channel;
+    this.cq = cq;
+    this.qp = qp;
+  }
+
+  /**
+   * Creates the verbs objects on {@code cm} (route resolved, or a connect request) and takes it
+   * over, with the loop user the caller holds: from here on closing the endpoint frees both. On
+   * failure the caller still owns {@code cm} and its loop user.
+   */
+  static NativeConnectionEndpoint create(NativeConnectionProvider provider, CmEventLoop loop, CmEndpoint cm,
+      boolean activeSide, InetSocketAddress address, EndpointOptions options, byte[] remotePrivateData) {
+    MemorySegment verbs = cm.verbsContext();
+    if (verbs.equals(MemorySegment.NULL)) {
+      throw new ConnectionException(ConnectionException.Reason.UNRESOLVED,
+          "no RDMA device serves " + address + " (the CM id has no device)", null);
+    }
+    NativeContext ctx = NativeContext.borrow(Verbs.get(), verbs);
+    NativeProtectionDomain p = null;
+    NativeCompletionChannel ch = null;
+    NativeCompletionQueue q = null;
+    NativeQueuePair created = null;
+    try {
+      p = (NativeProtectionDomain) ctx.allocateProtectionDomain();
+      ch = NativeCompletionChannel.create(ctx);
+      q = NativeCompletionQueue.create(ctx, CompletionQueueOptions.of(options.completionQueueDepth()).withChannel(ch));
+      created = createQueuePair(cm, p, q, options);
+      NativeConnectionEndpoint ep = new NativeConnectionEndpoint(provider, loop, cm, activeSide, address, options,
+          remotePrivateData, ctx, p, ch, q, created);
+      cm.handler((id, event) -> ep.onCmEvent(event));
+      return ep;
+    } catch (RuntimeException | Error e) {
+      NativeConnectionProvider.closeQuietly(created);
+      NativeConnectionProvider.closeQuietly(q);
+      NativeConnectionProvider.closeQuietly(ch);
+      NativeConnectionProvider.closeQuietly(p);
+      NativeConnectionProvider.closeQuietly(ctx);
+      throw e;
+    }
+  }
+
+  /** rdma_create_qp on {@code pd} with {@code cq} for both queues: RC, selective signaling, in INIT. */
+  private static NativeQueuePair createQueuePair(CmEndpoint cm, NativeProtectionDomain pd, NativeCompletionQueue cq,
+      EndpointOptions o) {
+    MemorySegment qp;
+    int sendSge;
+    int recvSge;
+    int inline;
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment attr = a.allocate(VerbsLayout.SIZEOF_QP_INIT_ATTR, 8);
+      attr.set(ADDRESS, VerbsLayout.QP_INIT_ATTR_SEND_CQ, cq.cq);
+      attr.set(ADDRESS, VerbsLayout.QP_INIT_ATTR_RECV_CQ, cq.cq);
+      attr.set(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_SEND_WR, o.sendQueueDepth());
+      attr.set(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_RECV_WR, o.receiveQueueDepth());
+      attr.set(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_SEND_SGE, 1);
+      attr.set(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_RECV_SGE, 1);
+      attr.set(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_INLINE_DATA, o.maxInlineData());
+      attr.set(JAVA_INT, VerbsLayout.QP_INIT_ATTR_QP_TYPE, (int) CmLayout.IBV_QPT_RC);
+      attr.set(JAVA_INT, VerbsLayout.QP_INIT_ATTR_SQ_SIG_ALL, 0);
+      synchronized (cm) {
+        cm.ensureOpen();
+        int rc = (int) RdmaCm.H.CREATE_QP.invokeExact(Native.callState(), cm.id(), pd.pd, attr);
+        if (rc != 0) {
+          throw Native.failure("rdma_create_qp", Native.lastErrno(), "for " + cm);
+        }
+        qp = cm.id().get(ADDRESS, CmLayout.CM_ID_QP);
+      }
+      // ibv_create_qp wrote back what the device granted (inline data may be rounded up).
+      sendSge = attr.get(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_SEND_SGE);
+      recvSge = attr.get(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_RECV_SGE);
+      inline = attr.get(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_INLINE_DATA);
+    } catch (Throwable t) {
+      throw RdmaCm.rethrow(t);
+    }
+    NativeQueuePair.AdoptedDestroy destroy = new NativeQueuePair.AdoptedDestroy() {
+      @Override
+      public void destroy() {
+        synchronized (cm) {
+          if (cm.isClosed()) {
+            return; // rdma_destroy_ep took the QP with the id
+          }
+          try {
+            RdmaCm.H.DESTROY_QP.invokeExact(cm.id());
+          } catch (Throwable t) {
+            throw RdmaCm.rethrow(t);
+          }
+        }
+      }
+
+      @Override
+      public String function() {
+        return "rdma_destroy_qp";
+      }
+    };
+    try {
+      return NativeQueuePair.adopt(pd, qp, cq, o.sendQueueDepth(), o.receiveQueueDepth(), Math.max(1, sendSge),
+          Math.max(1, recvSge), Math.max(0, inline), destroy);
+    } catch (RuntimeException | Error e) {
+      destroy.destroy();
+      throw e;
+    }
+  }
+
+  @Override
+  public RdmaContext context() {
+    return context;
+  }
+
+  @Override
+  public ProtectionDomain protectionDomain() {
+    return pd;
+  }
+
+  @Override
+  public QueuePair queuePair() {
+    return qp;
+  }
+
+  @Override
+  public CompletionQueue completionQueue() {
+    return cq;
+  }
+
+  @Override
+  public byte[] remotePrivateData() {
+    return remotePrivateData.clone();
+  }
+
+  @Override
+  public Mono<Void> establish() {
+    return Mono.create(sink -> {
+      Throwable early = null;
+      synchronized (this) {
+        if (isClosed()) {
+          early = new ResourceClosedException(toString());
+        } else if (state != State.INIT) {
+          early = new IllegalStateException(this + " was already established (or is being)");
+        } else if (disconnected || peerGone) {
+          state = State.FAILED;
+          early = reset(peerGone ? "the initiator gave up before it was accepted" : "disconnected before it was established");
+        } else {
+          state = State.ESTABLISHING;
+          establishing = sink;
+        }
+      }
+      if (early != null) {
+        sink.error(early);
+        return;
+      }
+      sink.onCancel(() -> {
+        synchronized (this) {
+          if (establishing == sink) {
+            establishing = null;
+          }
+        }
+      });
+      try {
+        // Non-blocking: the id is on the loop's channel, the outcome arrives as a CM event.
+        if (activeSide) {
+          cm.connect(options.privateData());
+        } else {
+          cm.accept(options.privateData());
+        }
+      } catch (RuntimeException e) {
+        failEstablish(e instanceof ConnectionException c ? c : activeSide
+            ? new ConnectionException(ConnectionException.Reason.UNREACHABLE, "connecting " + this + ": "
+                + e.getMessage(), e)
+            : reset("accepting failed: " + e.getMessage(), e));
+      }
+    });
+  }
+
+  /** A CM event of this id, on the loop thread. */
+  void onCmEvent(CmEvent event) {
+    switch (event.type()) {
+      case ESTABLISHED -> {
+        if (activeSide) {
+          remotePrivateData = event.privateData();
+        }
+        MonoSink<Void> s;
+        synchronized (this) {
+          if (state == State.ESTABLISHING) {
+            state = State.ESTABLISHED;
+          }
+          s = establishing;
+          establishing = null;
+        }
+        if (s != null) {
+          s.success();
+        }
+      }
+      case REJECTED -> gone(activeSide
+          ? new ConnectionException(ConnectionException.Reason.REFUSED, "connection to " + address
+              + " refused (reject reason " + event.status() + ": nobody listens there, or the listener rejected it)",
+              null)
+          : reset("the initiator gave up before the connection was established"));
+      case CONNECT_ERROR, UNREACHABLE -> gone(new ConnectionException(ConnectionException.Reason.UNREACHABLE,
+          (activeSide ? "connecting to " : "accepting on ") + address + ": " + RdmaCm.eventName(event.type().ordinal())
+              + (event.status() == 0 ? "" : " (status " + event.status() + ")"), null));
+      case DISCONNECTED, DEVICE_REMOVAL -> gone(reset(event.type() == CmEvent.Type.DEVICE_REMOVAL
+          ? "the RDMA device was removed" : "the peer disconnected before the connection was established"));
+      default -> log.debug("rdma-reactive: {} on {} ignored", event, this);
+    }
+  }
+
+  /** The connection is over from the CM's side: a pending establish fails, then as {@link #disconnect()}. */
+  private void gone(ConnectionException ifEstablishing) {
+    synchronized (this) {
+      peerGone = true;
+    }
+    failEstablish(ifEstablishing);
+    disconnect(); // answers the peer's DREQ (the IB CM waits for rdma_disconnect) and flushes the QP
+  }
+
+  /*
+   * onDisconnect completes before the QP goes to ERROR, here and in disconnect(): whoever watches
+   * both then knows the flush completions that follow are the disconnect, not a fault.
+   */
+
+  private void failEstablish(Throwable e) {
+    MonoSink<Void> s;
+    synchronized (this) {
+      if (state == State.ESTABLISHING) {
+        state = State.FAILED;
+      }
+      s = establishing;
+      establishing = null;
+    }
+    if (s != null) {
+      s.error(e);
+    }
+  }
+
+  @Override
+  public Mono<Void> onDisconnect() {
+    return onDisconnect.asMono();
+  }
+
+  @Override
+  public void disconnect() {
+    boolean reject;
+    synchronized (this) {
+      if (disconnected) {
+        return;
+      }
+      disconnected = true;
+      reject = !activeSide && state == State.INIT && !peerGone;
+    }
+    failEstablish(reset("disconnected while establishing"));
+    onDisconnect.tryEmitEmpty();
+    try {
+      if (reject) {
+        cm.reject(new byte[0]);
+        qp.toError(); // flushes receives posted before the accept that never came
+      } else {
+        cm.disconnect(); // librdmacm moves the QP to ERROR first, then tells the peer
+      }
+    } catch (RuntimeException e) {
+      // Not (or no longer) connected: the CM refuses, the QP still has to flush.
+      log.debug("rdma-reactive: disconnecting " + this + ": " + e.getMessage());
+      try {
+        qp.toError();
+      } catch (RuntimeException ignored) {
+        // closed: nothing left to flush
+      }
+    }
+  }
+
+  @Override
+  protected void release() {
+    checkNothingElseUses();
+    disconnect();
+    failEstablish(new ResourceClosedException(this + " (closed while establishing)"));
+    // Children first; a failure (a CQ with a live stream, a PD with MRs) leaves this open, and a
+    // later close resumes where this one stopped.
+    qp.close();
+    cq.close();
+    channel.close();
+    pd.close();
+    cm.close();
+    context.close();
+    if (!loopReleased) {
+      loopReleased = true;
+      provider.releaseLoop(loop);
+    }
+  }
+
+  /**
+   * Fails with EBUSY before anything is freed while something besides the endpoint's own objects
+   * uses them: memory regions on the PD, a completion stream on the CQ, objects the caller made on
+   * the context.
+   */
+  private void checkNothingElseUses() {
+    int own = qp.isClosed() ? 0 : 1;
+    String busy = pd.dependants() > own ? pd.dependants() - own + " memory region(s) or other object(s) on its PD"
+        : cq.dependants() > own ? "a completion stream (or another lease) on its CQ"
+        : context.dependants() > openChildren() ? "objects created on its context" : null;
+    if (busy != null) {
+      throw new ResourceBusyException(closeFunction(), NativeCallException.EBUSY,
+          NativeCallException.describe(NativeCallException.EBUSY), this + " is still used: " + busy + "; close them first");
+    }
+  }
+
+  private int openChildren() {
+    return (pd.isClosed() ? 0 : 1) + (channel.isClosed() ? 0 : 1) + (cq.isClosed() ? 0 : 1);
+  }
+
+  @Override
+  protected String closeFunction() {
+    return "rdma_destroy_ep";
+  }
+
+  private ConnectionException reset(String why) {
+    return reset(why, null);
+  }
+
+  private ConnectionException reset(String why, @Nullable Throwable cause) {
+    return new ConnectionException(ConnectionException.Reason.RESET, this + ": " + why, cause);
+  }
+}

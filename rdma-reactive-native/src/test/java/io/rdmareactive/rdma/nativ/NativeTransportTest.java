@@ -1,0 +1,40 @@
+package io.rdmareactive.rdma.nativ;
+
+import io.rdmareactive.rdma.transport.AbstractTransportConformanceTest;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+
+/**
+ * The transport conformance suite over librdmacm and rxe0 (scripts/softroce-vm; address
+ * RDMA_TEST_ADDRESS, default 10.0.0.1). Leaks are checked in the kernel's resource tracker.
+ */
+@Tag("native")
+class NativeTransportTest extends AbstractTransportConformanceTest {
+  @BeforeAll
+  static void warmUp() {
+    NativeTestSupport.deviceName(); // skips, saying why, where there is no device
+    NativeConnectionProviderTest.openCmDeviceContext();
+  }
+
+  @Override
+  protected String provider() {
+    return NativeProvider.NAME;
+  }
+
+  @Override
+  protected String host() {
+    return NativeConnectionProviderTest.HOST;
+  }
+
+  @Override
+  protected Map<String, Integer> liveResources() {
+    return KernelResources.live();
+  }
+
+  /** The VM runs Java ~13x slower than the host (TCG): a shorter sequence checks the same ordering. */
+  @Override
+  protected int sequenceLength() {
+    return 2_000;
+  }
+}

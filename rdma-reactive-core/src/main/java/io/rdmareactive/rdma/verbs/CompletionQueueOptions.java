@@ -5,7 +5,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A CQ's depth, channel and completion vector. The depth bounds what may be outstanding: the
  * sum of the send and receive queue depths of the QPs (and SRQs) completing into it must not
- * exceed it, which {@link ProtectionDomain#createQueuePair} checks, so a CQ cannot overflow.
+ * exceed it, which {@link ProtectionDomain#createQueuePair} checks. As a work request holds its
+ * queue slot until its completion is polled (see {@link QueuePair}), the CQ cannot overflow.
  */
 public record CompletionQueueOptions(int depth, @Nullable CompletionChannel channel, int vector) {
   public CompletionQueueOptions {

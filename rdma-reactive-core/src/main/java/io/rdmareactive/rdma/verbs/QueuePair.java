@@ -3,6 +3,13 @@ package io.rdmareactive.rdma.verbs;
 /**
  * A queue pair. Posting is allocation-free: fill a reusable {@link SendRequest} or
  * {@link ReceiveRequest} and post it; the provider copies it into its own work-request memory.
+ *
+ * <p>A work request holds its queue slot until its completion is polled, whatever the device
+ * does (some free the slot once the completion is written); an unsignaled send holds its slot
+ * at most until a later signaled send's completion on the QP is polled. A post beyond the queue's depth fails with
+ * {@link io.rdmareactive.rdma.NativeCallException} errno ENOMEM before reaching the device; poll,
+ * then post again. Since the CQ depth must cover the QPs' send + receive depths (checked at
+ * creation, see {@link CompletionQueueOptions}), the CQ cannot overflow.
  */
 public interface QueuePair extends RdmaResource {
   int qpNumber();
@@ -20,9 +27,18 @@ public interface QueuePair extends RdmaResource {
   /** Moves the QP to ERROR: outstanding work requests complete with WR_FLUSH_ERR. */
   void toError();
 
-  /** ibv_post_send of one request (its chain of one). */
+  /**
+   * ibv_post_send of one request (its chain of one).
+   *
+   * @throws io.rdmareactive.rdma.NativeCallException ENOMEM when the send queue's depth is taken by
+   *     work requests whose completions were not polled yet
+   */
   void postSend(SendRequest request);
 
-  /** ibv_post_recv of one request. */
+  /**
+   * ibv_post_recv of one request.
+   *
+   * @throws io.rdmareactive.rdma.NativeCallException ENOMEM when the receive queue is full
+   */
   void postReceive(ReceiveRequest request);
 }

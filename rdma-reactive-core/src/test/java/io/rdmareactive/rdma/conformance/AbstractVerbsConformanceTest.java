@@ -415,4 +415,91 @@ public abstract class AbstractVerbsConformanceTest extends ConformanceHooks {
       td.close();
     }
   }
+
+  /** Two connected RC QPs, each with its own CQ, so a poll on one side never takes the other's completions. */
+  private final class TwoCqs implements AutoCloseable {
+    final ProtectionDomain pd = context.allocateProtectionDomain();
+    final CompletionQueue cqA;
+    final CompletionQueue cqB;
+    final Arena arena = Arena.ofConfined();
+    final MemoryRegion mr;
+    final QueuePair a;
+    final QueuePair b;
+
+    TwoCqs(int depth) {
+      cqA = context.createCompletionQueue(2 * depth, null);
+      cqB = context.createCompletionQueue(2 * depth, null);
+      mr = pd.registerMemory(arena.allocate(64 * 1024, 64), Access.remote());
+      a = pd.createQueuePair(QueuePairOptions.reliable(cqA, depth));
+      b = pd.createQueuePair(QueuePairOptions.reliable(cqB, depth));
+      a.connect(b.localAddress(connect()), connect());
+      b.connect(a.localAddress(connect()), connect());
+    }
+
+    @Override
+    public void close() {
+      a.close();
+      b.close();
+      mr.close();
+      cqA.close();
+      cqB.close();
+      pd.close();
+      arena.close();
+    }
+  }
+
+  private static void assertQueueFull(Runnable post, String function) {
+    assertThatThrownBy(post::run).isInstanceOf(NativeCallException.class)
+        .hasMessageContaining(function)
+        .satisfies(e -> assertThat(((NativeCallException) e).errno()).isEqualTo(NativeCallException.ENOMEM));
+  }
+
+  @Test
+  void aFullSendQueueRefusesPostsUntilCompletionsArePolled() {
+    int depth = 8;
+    try (TwoCqs t = new TwoCqs(depth)) {
+      ReceiveRequest receive = new ReceiveRequest();
+      for (int i = 0; i < depth; i++) {
+        t.b.postReceive(receive.set(100 + i, t.mr, 1024 + 64L * i, 64));
+      }
+      assertQueueFull(() -> t.b.postReceive(receive.set(199, t.mr, 0, 64)), "ibv_post_recv");
+      SendRequest send = new SendRequest();
+      for (int i = 0; i < depth; i++) {
+        t.a.postSend(send.send(i, t.mr, 0, 16));
+      }
+      // Every send has landed (and the device may have freed its own slots): the sender still
+      // holds them, because none of its completions was polled.
+      assertThat(new Loopback.Poller(t.cqB).pollAtLeast(depth)).hasSize(depth).allMatch(WorkCompletion::isSuccess);
+      assertQueueFull(() -> t.a.postSend(send.send(99, t.mr, 0, 16)), "ibv_post_send");
+      t.b.postReceive(receive.set(200, t.mr, 0, 64)); // its receives were polled: room again
+      assertThat(new Loopback.Poller(t.cqA).pollAtLeast(1)).singleElement().satisfies(w -> {
+        assertThat(w.wrId()).isZero();
+        assertThat(w.isSuccess()).isTrue();
+      });
+      t.a.postSend(send.send(8, t.mr, 0, 16));
+      assertQueueFull(() -> t.a.postSend(send.send(99, t.mr, 0, 16)), "ibv_post_send");
+      assertThat(new Loopback.Poller(t.cqA).pollAtLeast(depth)).extracting(WorkCompletion::wrId)
+          .containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L);
+      assertThat(new Loopback.Poller(t.cqB).pollAtLeast(1)).extracting(WorkCompletion::wrId).containsExactly(200L);
+    }
+  }
+
+  @Test
+  void pollingASignaledSendFreesTheUnsignaledSendsBeforeIt() {
+    int depth = 8;
+    try (TwoCqs t = new TwoCqs(depth)) {
+      SendRequest write = new SendRequest();
+      long target = t.mr.address() + 4096;
+      for (int i = 0; i < depth - 1; i++) {
+        t.a.postSend(write.write(i, t.mr, 0, 8, target, t.mr.remoteKey()).flags(0));
+      }
+      t.a.postSend(write.write(50, t.mr, 0, 8, target, t.mr.remoteKey()));
+      assertThat(new Loopback.Poller(t.cqA).pollAtLeast(1)).extracting(WorkCompletion::wrId).containsExactly(50L);
+      // The whole queue is free again: a queue that kept the unsignaled sends would refuse the 2nd.
+      for (int i = 0; i < depth; i++) {
+        t.a.postSend(write.write(60 + i, t.mr, 0, 8, target, t.mr.remoteKey()));
+      }
+      assertThat(new Loopback.Poller(t.cqA).pollAtLeast(depth)).hasSize(depth).allMatch(WorkCompletion::isSuccess);
+    }
+  }
 }

@@ -22,7 +22,10 @@ import org.jspecify.annotations.Nullable;
  * A completion queue (ibv_create_cq). Polling goes through {@code ibv_context.ops.poll_cq} into a
  * native ibv_wc array owned by this CQ, read in place by one reused view: nothing is allocated per
  * poll. The CQ also keeps the depth budget: QPs (and XRC SRQs) reserve their queue depths here and
- * are rejected when the sum would exceed the CQ's depth, so the CQ cannot overflow.
+ * are rejected when the sum would exceed the CQ's depth. Together with each QP holding a work
+ * request's slot until its completion is polled here (not merely written, as rxe frees it), the
+ * CQ cannot overflow: every completion polled is handed to its QP (found by number in a table of
+ * the QPs completing here) before the handler sees it, so the handler may post its replacement.
  */
 final class NativeCompletionQueue extends AbstractRdmaResource implements CompletionQueue, NativeContextBound {
   /** Entries polled per ops.poll_cq call (the wc array's length). */
@@ -39,6 +42,11 @@ final class NativeCompletionQueue extends AbstractRdmaResource implements Comple
   private final MemorySegment wcs;
   private final View view = new View();
   private int reserved; // guarded by this
+  /** The QPs completing here, by number; copied on change (rare), read once per poll. */
+  private volatile QpTable queuePairs = QpTable.EMPTY;
+  // Not this CQ's monitor: a QP unregisters while closing (under its own monitor), and pollers
+  // hold this CQ's monitor while handlers post on QPs.
+  private final Object queuePairsLock = new Object();
   private int unackedEvents; // guarded by this
 
   private NativeCompletionQueue(NativeContext context, @Nullable NativeCompletionChannel channel, MemorySegment cq,
@@ -138,6 +146,19 @@ final class NativeCompletionQueue extends AbstractRdmaResource implements Comple
     return reserved;
   }
 
+  /** Lets polling retire {@code qp}'s work requests as their completions are polled here. */
+  void register(NativeQueuePair qp) {
+    synchronized (queuePairsLock) {
+      queuePairs = queuePairs.with(qp);
+    }
+  }
+
+  void unregister(NativeQueuePair qp) {
+    synchronized (queuePairsLock) {
+      queuePairs = queuePairs.without(qp);
+    }
+  }
+
   synchronized void eventReceived() {
     unackedEvents++;
   }
@@ -160,9 +181,20 @@ final class NativeCompletionQueue extends AbstractRdmaResource implements Comple
       if (n < 0) {
         throw Native.failure("ibv_poll_cq", io.rdmareactive.rdma.NativeCallException.EIO, this.toString());
       }
+      QpTable table = queuePairs;
       for (int i = 0; i < n; i++) {
-        view.base = (long) i * SIZEOF_WC;
-        handler.onCompletion(view);
+        long base = (long) i * SIZEOF_WC;
+        retire(table, base);
+        view.base = base;
+        try {
+          handler.onCompletion(view);
+        } catch (RuntimeException | Error e) {
+          // The rest of the batch is gone from the CQ: its work requests retire all the same.
+          for (int j = i + 1; j < n; j++) {
+            retire(table, (long) j * SIZEOF_WC);
+          }
+          throw e;
+        }
       }
       total += n;
       if (n < want || isClosed()) {
@@ -170,6 +202,15 @@ final class NativeCompletionQueue extends AbstractRdmaResource implements Comple
       }
     }
     return total;
+  }
+
+  /** Frees the queue slot(s) the completion at {@code base} held on its QP. */
+  private void retire(QpTable table, long base) {
+    NativeQueuePair qp = table.get(wcs.get(JAVA_INT, base + WC_QP_NUM));
+    if (qp != null) {
+      qp.completed(this, wcs.get(JAVA_INT, base + WC_STATUS), wcs.get(JAVA_INT, base + WC_OPCODE),
+          wcs.get(JAVA_LONG, base + WC_WR_ID));
+    }
   }
 
   @Override
@@ -221,6 +262,71 @@ final class NativeCompletionQueue extends AbstractRdmaResource implements Comple
   @Override
   protected String closeFunction() {
     return "ibv_destroy_cq";
+  }
+
+  /** An immutable open-addressing map from QP number to QP (linear probing); lookups allocate nothing. */
+  static final class QpTable {
+    static final QpTable EMPTY = new QpTable(new int[1], new NativeQueuePair[1], 0);
+
+    private final int[] numbers;
+    private final @Nullable NativeQueuePair[] pairs;
+    final int size;
+
+    private QpTable(int[] numbers, @Nullable NativeQueuePair[] pairs, int size) {
+      this.numbers = numbers;
+      this.pairs = pairs;
+      this.size = size;
+    }
+
+    @Nullable NativeQueuePair get(int qpNumber) {
+      int mask = pairs.length - 1;
+      for (int i = slot(qpNumber, mask); ; i = (i + 1) & mask) {
+        NativeQueuePair p = pairs[i];
+        if (p == null || numbers[i] == qpNumber) {
+          return p;
+        }
+      }
+    }
+
+    QpTable with(NativeQueuePair qp) {
+      return rebuild(qp, null);
+    }
+
+    QpTable without(NativeQueuePair qp) {
+      return rebuild(null, qp);
+    }
+
+    private QpTable rebuild(@Nullable NativeQueuePair add, @Nullable NativeQueuePair remove) {
+      int capacity = Integer.highestOneBit(Math.max(1, 2 * (size + 1)) - 1) << 1; // load factor <= 1/2
+      int[] n = new int[capacity];
+      NativeQueuePair[] p = new NativeQueuePair[capacity];
+      int count = 0;
+      for (NativeQueuePair q : pairs) {
+        if (q != null && q != remove && (add == null || q.qpNumber() != add.qpNumber())) {
+          count += put(n, p, q);
+        }
+      }
+      if (add != null) {
+        count += put(n, p, add);
+      }
+      return new QpTable(n, p, count);
+    }
+
+    private static int put(int[] numbers, NativeQueuePair[] pairs, NativeQueuePair qp) {
+      int mask = pairs.length - 1;
+      int i = slot(qp.qpNumber(), mask);
+      while (pairs[i] != null) {
+        i = (i + 1) & mask;
+      }
+      numbers[i] = qp.qpNumber();
+      pairs[i] = qp;
+      return 1;
+    }
+
+    private static int slot(int qpNumber, int mask) {
+      int h = qpNumber * 0x9E3779B9;
+      return (h ^ h >>> 16) & mask;
+    }
   }
 
   /** Flyweight over one struct ibv_wc of the array. */

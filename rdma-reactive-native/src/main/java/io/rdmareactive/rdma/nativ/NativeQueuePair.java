@@ -8,6 +8,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import io.rdmareactive.rdma.MessageTooLargeException;
+import io.rdmareactive.rdma.NativeCallException;
 import io.rdmareactive.rdma.internal.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.Access;
 import io.rdmareactive.rdma.verbs.CompletionQueue;
@@ -33,6 +34,14 @@ import org.jspecify.annotations.Nullable;
  * (or ibv_recv_wr) and its sge array owned by this QP and calls {@code ops.post_send}/{@code
  * post_recv}: nothing is allocated per post. Posts on one QP are serialized by the QP's monitor,
  * which also keeps close from destroying the QP under a post in progress.
+ *
+ * <p>A work request holds its queue slot until its completion is polled ({@link
+ * NativeCompletionQueue} reports each polled completion here), not until the provider writes it
+ * (rxe frees the slot then), so posting beyond the depth the CQ reserved fails with ENOMEM before
+ * reaching the provider and the CQ cannot overflow. Work requests are numbered in posting order;
+ * completions of one work queue arrive in that order, so a polled send completion retires every
+ * send up to its own, the unsignaled ones before it included (verbs semantics). A ring remembers
+ * each outstanding send's wr_id and whether it was signaled, to find the one a completion is for.
  */
 final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, NativeContextBound {
   // enum ibv_qp_attr_mask
@@ -43,6 +52,8 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
   static final int IBV_QP_INIT_ATTR_PD = 1, IBV_QP_INIT_ATTR_XRCD = 1 << 1;
   static final int IBV_QP_OPEN_ATTR_NUM = 1, IBV_QP_OPEN_ATTR_XRCD = 1 << 1, IBV_QP_OPEN_ATTR_TYPE = 1 << 3;
   static final int UD_QKEY = 0x11111111;
+  /** enum ibv_wc_opcode: receive opcodes have this bit. */
+  private static final int IBV_WC_RECV = 1 << 7;
   private static final ValueLayout.OfInt BE32 = JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
 
   private final NativeContext context;
@@ -57,6 +68,22 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
   private final int maxSendSge;
   private final int maxRecvSge;
   private final int maxInline;
+  private final boolean signalAll;
+  /** Where receive completions arrive (an adopted QP's one CQ holds both reservations). */
+  private final @Nullable NativeCompletionQueue recvCompletions;
+  // Send accounting: numbers 1..sendPosted were posted (written under this monitor only),
+  // 1..sendRetired have been polled (written by the send CQ's poller only). Outstanding is the
+  // difference and stays within sendCapacity, so ring entries of outstanding sends are never reused.
+  private final int sendCapacity;
+  private final long[] sendWrIds;
+  private final boolean[] sendSignaled;
+  private final int sendMask;
+  private volatile long sendPosted;
+  private volatile long sendRetired;
+  // Receives always complete, in order: counting is enough.
+  private final int recvCapacity;
+  private volatile long recvPosted;
+  private volatile long recvRetired;
   private final Arena arena = Arena.ofShared();
   // Flyweights: one send wr + sges, one recv wr + sges, one bad_wr slot, reused by every post.
   private final MemorySegment sendWr;
@@ -77,15 +104,16 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
   private NativeQueuePair(NativeContext context, AbstractRdmaResource parent, MemorySegment qp, QueuePairType type,
       @Nullable NativeCompletionQueue sendCq, @Nullable NativeCompletionQueue recvCq,
       @Nullable NativeSharedReceiveQueue srq, int sendReserved, int recvReserved, int maxSendSge, int maxRecvSge,
-      int maxInline) {
+      int maxInline, int sendCapacity, int recvCapacity, boolean signalAll) {
     this(context, parent, qp, type, sendCq, recvCq, srq, sendReserved, recvReserved, maxSendSge, maxRecvSge,
-        maxInline, null);
+        maxInline, sendCapacity, recvCapacity, signalAll, recvCq, null);
   }
 
   private NativeQueuePair(NativeContext context, AbstractRdmaResource parent, MemorySegment qp, QueuePairType type,
       @Nullable NativeCompletionQueue sendCq, @Nullable NativeCompletionQueue recvCq,
       @Nullable NativeSharedReceiveQueue srq, int sendReserved, int recvReserved, int maxSendSge, int maxRecvSge,
-      int maxInline, @Nullable AdoptedDestroy adoptedDestroy) {
+      int maxInline, int sendCapacity, int recvCapacity, boolean signalAll,
+      @Nullable NativeCompletionQueue recvCompletions, @Nullable AdoptedDestroy adoptedDestroy) {
     super("QueuePair[" + type + " " + context.deviceName() + "]", parent);
     this.adoptedDestroy = adoptedDestroy;
     this.context = context;
@@ -100,6 +128,14 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
     this.maxSendSge = maxSendSge;
     this.maxRecvSge = maxRecvSge;
     this.maxInline = maxInline;
+    this.signalAll = signalAll;
+    this.recvCompletions = recvCompletions;
+    this.sendCapacity = sendCapacity;
+    this.recvCapacity = recvCapacity;
+    int ring = Integer.highestOneBit(Math.max(1, sendCapacity) * 2 - 1); // a power of two >= sendCapacity
+    sendWrIds = new long[ring];
+    sendSignaled = new boolean[ring];
+    sendMask = ring - 1;
     sendWr = arena.allocate(SIZEOF_SEND_WR, 8);
     sendSges = arena.allocate(SIZEOF_SGE * Math.max(1, maxSendSge), 8);
     recvWr = arena.allocate(SIZEOF_RECV_WR, 8);
@@ -175,8 +211,10 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
       int inline = attr.get(JAVA_INT, QP_INIT_ATTR_CAP_MAX_INLINE_DATA);
       int sendSge = attr.get(JAVA_INT, QP_INIT_ATTR_CAP_MAX_SEND_SGE);
       int recvSge = attr.get(JAVA_INT, QP_INIT_ATTR_CAP_MAX_RECV_SGE);
-      return new NativeQueuePair(context, pd, qp, type, scq, rcq, srq, o.maxSendWorkRequests(), recvDepth,
-          sendSge, recvSge, inline);
+      NativeQueuePair q = new NativeQueuePair(context, pd, qp, type, scq, rcq, srq, o.maxSendWorkRequests(),
+          recvDepth, sendSge, recvSge, inline, o.maxSendWorkRequests(), recvDepth, o.signalAll());
+      q.registerOnCqs();
+      return q;
     } catch (RuntimeException | Error e) {
       if (qp != null) {
         Calls.status(context.verbs.destroyQp, qp);
@@ -212,8 +250,11 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
       throw e;
     }
     try {
-      return new NativeQueuePair(context, pd, qp, QueuePairType.RC, cq, null, null, sendDepth + recvDepth, 0,
-          maxSendSge, maxRecvSge, maxInline, destroy);
+      // rdma_create_qp was given sq_sig_all = 0.
+      NativeQueuePair q = new NativeQueuePair(context, pd, qp, QueuePairType.RC, cq, null, null,
+          sendDepth + recvDepth, 0, maxSendSge, maxRecvSge, maxInline, sendDepth, recvDepth, false, cq, destroy);
+      q.registerOnCqs();
+      return q;
     } catch (RuntimeException | Error e) {
       cq.unreserve(sendDepth + recvDepth);
       cq.releaseLease();
@@ -252,7 +293,8 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
 
   private static NativeQueuePair wrapXrcReceive(NativeContext context, NativeXrcDomain xrcd, MemorySegment qp) {
     try {
-      return new NativeQueuePair(context, xrcd, qp, QueuePairType.XRC_RECV, null, null, null, 0, 0, 0, 0, 0);
+      return new NativeQueuePair(context, xrcd, qp, QueuePairType.XRC_RECV, null, null, null, 0, 0, 0, 0, 0, 0, 0,
+          false);
     } catch (RuntimeException | Error e) {
       Calls.status(context.verbs.destroyQp, qp);
       throw e;
@@ -427,6 +469,12 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
     if (op == SendRequest.Opcode.RDMA_READ && type == QueuePairType.UC) {
       throw new IllegalArgumentException("UC QPs cannot RDMA_READ");
     }
+    long posted = sendPosted;
+    long outstanding = posted - sendRetired;
+    if (outstanding >= sendCapacity) {
+      throw Native.failure("ibv_post_send", NativeCallException.ENOMEM, "send queue of " + this + " is full: "
+          + outstanding + " of " + sendCapacity + " work requests outstanding (posted, completion not yet polled)");
+    }
     for (int i = 0; i < n; i++) {
       long base = (long) i * SIZEOF_SGE;
       sendSges.set(JAVA_LONG, base + SGE_ADDR, sgl.address(i));
@@ -442,13 +490,20 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
     wr.set(JAVA_LONG, SEND_WR_WR_RDMA_REMOTE_ADDR, op.isRdma() ? r.remoteAddress() : 0L);
     wr.set(JAVA_INT, SEND_WR_WR_RDMA_RKEY, op.isRdma() ? r.remoteKey() : 0);
     wr.set(JAVA_INT, SEND_WR_QP_TYPE_XRC_REMOTE_SRQN, type == QueuePairType.XRC_SEND ? r.remoteSrqNumber() : 0);
+    // Published before the call: the completion may be polled before post_send returns.
+    int slot = (int) (posted + 1) & sendMask;
+    sendWrIds[slot] = r.wrId();
+    sendSignaled[slot] = signalAll || (flags & SendRequest.SIGNALED) != 0;
+    sendPosted = posted + 1;
     int rc;
     try {
       rc = (int) Verbs.POST.invokeExact(context.postSendFn, qp, wr, badWr);
     } catch (Throwable t) {
+      sendPosted = posted;
       throw new IllegalStateException(t);
     }
     if (rc != 0) {
+      sendPosted = posted;
       throw Native.failure("ibv_post_send", Math.abs(rc), this.toString());
     }
   }
@@ -467,16 +522,96 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
     if (n > maxRecvSge) {
       throw new IllegalArgumentException(n + " scatter entries exceed the " + maxRecvSge + " this QP was created with");
     }
+    long posted = recvPosted;
+    long outstanding = posted - recvRetired;
+    if (outstanding >= recvCapacity) {
+      throw Native.failure("ibv_post_recv", NativeCallException.ENOMEM, "receive queue of " + this + " is full: "
+          + outstanding + " of " + recvCapacity + " work requests outstanding (posted, completion not yet polled)");
+    }
     fillRecv(recvWr, recvSges, r);
+    recvPosted = posted + 1;
     int rc;
     try {
       rc = (int) Verbs.POST.invokeExact(context.postRecvFn, qp, recvWr, badWr);
     } catch (Throwable t) {
+      recvPosted = posted;
       throw new IllegalStateException(t);
     }
     if (rc != 0) {
+      recvPosted = posted;
       throw Native.failure("ibv_post_recv", Math.abs(rc), this.toString());
     }
+  }
+
+  private void registerOnCqs() {
+    if (sendCq != null) {
+      sendCq.register(this);
+    }
+    if (recvCompletions != null && recvCompletions != sendCq) {
+      recvCompletions.register(this);
+    }
+  }
+
+  /**
+   * A completion of this QP was polled from {@code cq} (by its poller, before the handler sees
+   * it): frees the slots of the work requests it retires. The opcode is only meaningful on
+   * success; an error completion (flushes included) is matched by wr_id against the sends it may
+   * be for, and is a receive's otherwise. Retiring never passes what was posted, so the counts
+   * never go negative; a completion whose work request cannot be told errs towards retiring
+   * fewer, which keeps the CQ bound.
+   */
+  void completed(NativeCompletionQueue cq, int status, int opcode, long wrId) {
+    boolean sends = cq == sendCq;
+    boolean receives = cq == recvCompletions;
+    if (sends && receives) {
+      if (status == 0) {
+        receives = (opcode & IBV_WC_RECV) != 0;
+      } else {
+        receives = sendMatching(wrId) < 0 && (srq != null || recvPosted > recvRetired);
+      }
+      sends = !receives;
+    }
+    if (receives) {
+      long retired = recvRetired;
+      if (srq == null && retired < recvPosted) {
+        recvRetired = retired + 1;
+      }
+    } else if (sends) {
+      long retired = sendRetired;
+      if (retired < sendPosted) {
+        long upTo = status == 0 ? firstSignaledSend() : sendMatching(wrId);
+        sendRetired = upTo > retired ? upTo : retired + 1;
+      }
+    }
+  }
+
+  /** The number of the first outstanding signaled send, which a successful completion is for; -1 if none. */
+  private long firstSignaledSend() {
+    long posted = sendPosted;
+    for (long n = sendRetired + 1; n <= posted; n++) {
+      if (sendSignaled[(int) n & sendMask]) {
+        return n;
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * The number of the first outstanding send with {@code wrId} up to the first signaled one (a
+   * completion cannot be for a later send: the signaled one completes first); -1 if none.
+   */
+  private long sendMatching(long wrId) {
+    long posted = sendPosted;
+    for (long n = sendRetired + 1; n <= posted; n++) {
+      int slot = (int) n & sendMask;
+      if (sendWrIds[slot] == wrId) {
+        return n;
+      }
+      if (sendSignaled[slot]) {
+        break;
+      }
+    }
+    return -1;
   }
 
   /** Copies {@code r} into a recv wr flyweight (shared with the SRQ). */
@@ -500,6 +635,12 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
       d.destroy();
     } else {
       Calls.check(closeFunction(), Calls.status(context.verbs.destroyQp, qp));
+    }
+    if (sendCq != null) {
+      sendCq.unregister(this);
+    }
+    if (recvCompletions != null) {
+      recvCompletions.unregister(this);
     }
     if (sendCq != null) {
       sendCq.unreserve(sendReserved);

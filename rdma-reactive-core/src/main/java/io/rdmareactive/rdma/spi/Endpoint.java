@@ -39,7 +39,9 @@ public interface Endpoint extends RdmaResource {
    * private data, and completes when the connection is ESTABLISHED. Errors are
    * {@link io.rdmareactive.rdma.ConnectionException}s: REFUSED (rejected, or nobody listens),
    * UNREACHABLE, TIMED_OUT, RESET. Cancelling abandons the attempt; the caller then closes the
-   * endpoint. Called at most once.
+   * endpoint. Called at most once. A failing attempt may move the QP to ERROR before this errors
+   * (librdmacm does so on REJECTED and CONNECT_ERROR), so receives posted before it can complete
+   * with WR_FLUSH_ERR first: leave the verdict to this Mono rather than {@link #disconnect()} on them.
    */
   Mono<Void> establish();
 

@@ -157,6 +157,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private final int[] freeSends;
   private int freeSendCount;
   private boolean started;
+  private boolean flushedBeforeStart;
   private int chunk;
   private long maxMessage;
   private long credits = RESERVE;
@@ -548,7 +549,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     }
     disconnectIfDue();
     emitInbound();
-    if (!disconnected) {
+    if (!disconnected && !flushedBeforeStart) { // reposted into a QP in ERROR they would only flush again
       postReceives();
       pumpOutbound();
       sendCredits();
@@ -562,6 +563,9 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       maxMessage = Math.min(config.maxMessageSize(), peer.maxMessageSize());
     }
     started = true;
+    if (flushedBeforeStart && failure == null && !peerDisconnected) {
+      failure = reset("the queue pair went to the error state", null);
+    }
   }
 
   private void takeReleases() {
@@ -585,14 +589,21 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     long tag = wrId & TAG;
     int index = (int) wrId;
     boolean success = status == WorkCompletion.Status.SUCCESS;
-    if (!success && !disconnected && !peerDisconnected) {
+    // A flush before the handshake is done is the handshake failing, and establish() says why: on a
+    // REJECTED or CONNECT_ERROR librdmacm moves the QP to ERROR inside rdma_get_cm_event, so these
+    // flushes can overtake the event. Disconnecting on them would fail establish() with our own
+    // RESET before the CM's REFUSED/UNREACHABLE reaches it.
+    boolean earlyFlush = status == WorkCompletion.Status.WR_FLUSH_ERR && !started;
+    if (!success && !earlyFlush && !disconnected && !peerDisconnected) {
       completionErrors++; // flushes after a disconnect are the disconnect, not errors
     }
     if (tag == RECV) {
       posted--;
       if (!success) {
         freeReceives[freeReceiveCount++] = index;
-        if (!disconnected && failure == null && !peerDisconnected) {
+        if (earlyFlush) {
+          flushedBeforeStart = true; // the handshake's outcome decides; startLocked if it succeeds anyway
+        } else if (!disconnected && failure == null && !peerDisconnected) {
           failure = status == WorkCompletion.Status.WR_FLUSH_ERR
               ? reset("the queue pair went to the error state", null)
               : reset("a receive failed", new WorkCompletionException(failedRecord(failed, wrId, status)));

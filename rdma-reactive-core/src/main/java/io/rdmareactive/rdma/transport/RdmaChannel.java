@@ -102,6 +102,13 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private static final long CREDIT = 3L << 40;
   private static final long TAG = 0xFFL << 40;
   private static final int CLOSE_RETRIES = 5_000;
+  /**
+   * How long a disconnected channel waits for the flush completions of what it still had posted
+   * before it frees everything anyway. The QP is in ERROR by then, so the device no longer touches
+   * the buffers; the wait only keeps the accounting exact. It bounds a close whose flushes were
+   * seen late (observed rarely on rxe under heavy load): a close must never hang.
+   */
+  static final long FLUSH_WAIT_SECONDS = 10;
 
   private final Endpoint endpoint;
   private final QueuePair qp;
@@ -1037,6 +1044,14 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     } catch (RuntimeException ex) {
       log.debug("rdma-reactive: disconnecting " + this + " failed", ex);
     }
+    Schedulers.parallel().schedule(() -> {
+      if (!closed && !completionsDead) {
+        log.warn("rdma-reactive: " + this + " saw not all flush completions within " + FLUSH_WAIT_SECONDS
+            + " s of its disconnect; freeing it anyway");
+        completionsDead = true;
+        drain();
+      }
+    }, FLUSH_WAIT_SECONDS, TimeUnit.SECONDS);
   }
 
   private Throwable sendError() {

@@ -152,10 +152,18 @@ class NativeCompletionStreamConformanceTest extends AbstractCompletionStreamConf
     }
   }
 
+  /** What this JVM held before the suite: librdmacm keeps a device context open for the process once any CM test ran. */
+  private static java.util.Map<String, Integer> baseline = java.util.Map.of();
+
+  @org.junit.jupiter.api.BeforeAll
+  static void recordWhatOthersLeft() {
+    baseline = KernelResources.live();
+  }
+
   @AfterAll
-  static void nothingOfThisJvmIsLeftInTheKernel() {
-    assertThat(KernelResources.live()).as("our verbs objects in the kernel after the suite")
-        .allSatisfy((kind, count) -> assertThat(count).as(kind).isZero());
+  static void nothingOfThisSuiteIsLeftInTheKernel() {
+    assertThat(KernelResources.live()).as("our verbs objects in the kernel after the suite, against " + baseline)
+        .allSatisfy((kind, count) -> assertThat(count).as(kind).isLessThanOrEqualTo(baseline.getOrDefault(kind, 0)));
   }
 
   private static void sleep(long millis) {

@@ -37,6 +37,14 @@ import reactor.core.publisher.Sinks;
  * Each in-memory connection lives in one JVM: use the default (both) mode with it.
  */
 public final class Latency {
+  /**
+   * The first ping leaves from the caller's thread and the reply's next ping from the receiving
+   * thread; when a reply is fast enough they overlap, and a unicast sink refuses the second emission
+   * (FAIL_NON_SERIALIZED), which would drop a ping and stall the exchange: retry instead.
+   */
+  private static final reactor.core.publisher.Sinks.EmitFailureHandler RETRY_NON_SERIALIZED =
+      (signal, result) -> result == reactor.core.publisher.Sinks.EmitResult.FAIL_NON_SERIALIZED;
+
   private Latency() {}
 
   /** The parsed command line. */
@@ -175,7 +183,7 @@ public final class Latency {
       }
       if (i + 1 < total) {
         state[0] = System.nanoTime();
-        pings.tryEmitNext(payload);
+        pings.emitNext(payload, RETRY_NON_SERIALIZED);
       } else {
         done.countDown();
       }
@@ -184,7 +192,7 @@ public final class Latency {
       done.countDown();
     });
     state[0] = System.nanoTime();
-    pings.tryEmitNext(payload);
+    pings.emitNext(payload, RETRY_NON_SERIALIZED);
     if (!done.await(Math.max(60, total / 1000), TimeUnit.SECONDS)) {
       System.err.println("latency: timed out after " + state[1] + " of " + total + " round trips");
       return null;

@@ -2,26 +2,39 @@ package io.rdmareactive.benchmarks;
 
 import io.rdmareactive.rdma.RdmaDevices;
 import io.rdmareactive.rdma.spi.RdmaProvider;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.List;
-import java.util.Locale;
+import java.nio.file.StandardCopyOption;
 import java.time.LocalDateTime;
 import java.time.format.DateTimeFormatter;
+import java.util.List;
+import java.util.Locale;
 
 /**
- * The end-to-end run: in one process on one device, perftest (ib_send_lat, ib_send_bw,
- * ib_write_bw), this library and Reactor Netty TCP, each on the same metrics; prints the table
- * and writes results.md, results.csv and results.png.
+ * The end-to-end run: on one device, perftest (ib_send_lat, ib_send_bw, ib_write_bw), this
+ * library and Reactor Netty TCP, each on the same metrics; writes results.md, results.csv and
+ * results.png.
  *
  * <pre>EndToEnd [--device rxe0] [--address 10.0.0.1] [--gid-index 1] [--out DIR] [--quick]
- *          [--provider auto|native|in-memory] [--only rdma]</pre>
+ *          [--provider auto|native|in-memory] [--only rdma]
+ *          [--phase perftest|rdma-event|rdma-busy-poll|tcp | --report]</pre>
  *
- * Latency is one way (half the round trip), as ib_send_lat reports it. This library runs twice,
- * "rdma-reactive (event)" and "rdma-reactive (busy-poll)", on the native provider when it can
- * establish connections here ({@code auto}), else on the in-memory one (then the header says so:
- * those figures are not RDMA). {@code --only rdma} skips perftest and TCP (development).
+ * Without {@code --phase} every phase runs in this JVM, then the report. With {@code --phase P}
+ * only that phase runs and its figures go to {@code OUT/figures-P.csv} (written when the phase
+ * ends, so a JVM that dies mid-phase leaves none behind and the phase can simply run again);
+ * {@code --report} then reads every {@code figures-*.csv} in OUT. scripts/benchmark runs each
+ * phase in its own JVM that way: under multi-threaded TCG a JVM occasionally crashes, and a
+ * rerun of one phase is cheaper than a rerun of everything.
+ *
+ * <p>Latency is one way (half the round trip), as ib_send_lat reports it. This library runs in
+ * two modes, "rdma-reactive (event)" and "rdma-reactive (busy-poll)", on the native provider
+ * when it can establish connections here ({@code auto}), else on the in-memory one (then the
+ * header says so: those figures are not RDMA).
  */
 public final class EndToEnd {
+  static final List<String> PHASES = List.of("perftest", "rdma-event", "rdma-busy-poll", "tcp");
+
   private EndToEnd() {}
 
   private static boolean nativeConnections() {
@@ -35,8 +48,8 @@ public final class EndToEnd {
     }
   }
 
-  private static void progress(long t0) {
-    System.out.printf(Locale.ROOT, "  -- %.0f s elapsed%n", (System.nanoTime() - t0) / 1e9);
+  private static void progress(String phase, long t0) {
+    System.out.printf(Locale.ROOT, "  -- %s: %.0f s elapsed%n", phase, (System.nanoTime() - t0) / 1e9);
   }
 
   public static void main(String[] args) throws Exception {
@@ -46,6 +59,8 @@ public final class EndToEnd {
     boolean quick = false;
     String provider = "auto";
     boolean onlyRdma = false;
+    String phase = null;
+    boolean reportOnly = false;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--device" -> device = args[++i];
@@ -55,109 +70,251 @@ public final class EndToEnd {
         case "--quick" -> quick = true;
         case "--provider" -> provider = args[++i];
         case "--only" -> onlyRdma = "rdma".equals(args[++i]);
+        case "--phase" -> phase = args[++i];
+        case "--report" -> reportOnly = true;
         default -> throw new IllegalArgumentException("unknown option " + args[i]
             + " (usage: EndToEnd [--device D] [--address A] [--gid-index N] [--out DIR] [--quick]"
-            + " [--provider auto|native|in-memory] [--only rdma])");
+            + " [--provider auto|native|in-memory] [--only rdma] [--phase " + String.join("|", PHASES)
+            + " | --report])");
       }
     }
-    int latIters = quick ? 2_000 : 10_000;
-    int bwIters = quick ? 2_000 : 10_000;
-    // The JVM figures run after a warm-up (JIT) and are sized down: under TCG a JVM round trip
-    // costs ~10x perftest's, and the whole run must stay under 10 minutes.
-    int jvmLatIters = quick ? 1_000 : 3_000;
-    int jvmBwIters = quick ? 1_000 : 4_000;
+    if (phase != null && !PHASES.contains(phase)) {
+      throw new IllegalArgumentException("unknown phase " + phase + "; phases: " + PHASES);
+    }
+    Files.createDirectories(out);
     if ("auto".equals(provider)) {
       provider = nativeConnections() ? "native" : "in-memory";
     }
-    Report report = new Report();
-    Perftest perftest = new Perftest(device, address, gidIndex);
-    TcpBench tcp = new TcpBench(address);
-    List<RdmaBench> rdma = List.of(new RdmaBench(address, provider, false), new RdmaBench(address, provider, true));
+    Sizes sizes = new Sizes(quick);
     long t0 = System.nanoTime();
-    Exception failed = null;
-
-    try {
-      run(report, perftest, tcp, rdma, onlyRdma, latIters, bwIters, jvmLatIters, jvmBwIters, t0);
-    } catch (Exception e) {
-      System.out.println("the run failed; writing the figures taken so far");
-      e.printStackTrace(System.out);
-      failed = e;
+    if (reportOnly) {
+      report(out, device, address, provider, quick, null, t0);
+      return;
     }
-    String header = "End-to-end run of " + LocalDateTime.now().format(DateTimeFormatter.ISO_LOCAL_DATE_TIME)
-        + " on " + device + " (" + address + "), " + Runtime.getRuntime().availableProcessors() + " CPUs, Java "
-        + Runtime.version() + (System.getenv("RDMA_VM") != null && !"0".equals(System.getenv("RDMA_VM"))
-            ? ", inside the Soft-RoCE VM (QEMU TCG)" : "") + "; rdma-reactive on the " + provider + " provider"
-        + ("in-memory".equals(provider) ? " (NOT RDMA: the native provider cannot connect here yet)" : "")
-        + "; " + (quick ? "quick run" : "full run") + (failed != null ? " (INCOMPLETE: " + failed + ")" : "") + ", " + Math.round((System.nanoTime() - t0) / 1e9) + " s";
-    report.write(out, header);
-    java.nio.file.Files.writeString(out.resolve("perftest.log"), perftest.log);
-    System.out.println();
-    System.out.println(report.table(header));
-    System.out.println("wrote " + out.resolve("results.md") + ", results.csv, results.png");
+    if (phase != null) {
+      Report figures = new Report();
+      run(phase, figures, new Settings(device, address, gidIndex, provider, out), sizes, t0);
+      figures.writeFigures(out.resolve("figures-" + phase + ".csv"));
+      return;
+    }
+    // Everything in this JVM: each phase's figures as it ends, then the report over all of them.
+    Report.previous(out);
+    Exception failed = null;
+    for (String p : PHASES) {
+      if (onlyRdma && !p.startsWith("rdma")) {
+        continue;
+      }
+      Report figures = new Report();
+      try {
+        run(p, figures, new Settings(device, address, gidIndex, provider, out), sizes, t0);
+      } catch (Exception e) {
+        System.out.println("phase " + p + " failed; the report keeps the other phases' figures");
+        e.printStackTrace(System.out);
+        failed = e;
+      }
+      figures.writeFigures(out.resolve("figures-" + p + ".csv"));
+    }
+    report(out, device, address, provider, quick, failed, t0);
     if (failed != null) {
       System.exit(1);
     }
   }
 
-  private static void run(Report report, Perftest perftest, TcpBench tcp, List<RdmaBench> rdma, boolean onlyRdma,
-      int latIters, int bwIters, int jvmLatIters, int jvmBwIters, long t0) throws Exception {
+  private static void report(Path out, String device, String address, String provider, boolean quick,
+      Exception failed, long t0) throws IOException {
+    Report report = Report.readFigures(out);
+    Path reruns = out.resolve("reruns.txt"); // written by scripts/lib/benchmark-guest
+    List<String> missing = PHASES.stream().filter(p -> !Files.exists(out.resolve("figures-" + p + ".csv"))).toList();
+    String header = "End-to-end run of " + LocalDateTime.now().format(DateTimeFormatter.ISO_LOCAL_DATE_TIME)
+        + " on " + device + " (" + address + "), " + Runtime.getRuntime().availableProcessors() + " CPUs, Java "
+        + Runtime.version() + (System.getenv("RDMA_VM") != null && !"0".equals(System.getenv("RDMA_VM"))
+            ? ", inside the Soft-RoCE VM (QEMU TCG)" : "") + "; rdma-reactive on the " + provider + " provider"
+        + ("in-memory".equals(provider) ? " (NOT RDMA: the native provider cannot connect here)" : "")
+        + "; " + (quick ? "quick run" : "full run")
+        + (missing.isEmpty() ? "" : " (INCOMPLETE: no figures from " + String.join(", ", missing) + ")")
+        + (failed != null ? " (a phase failed: " + failed + ")" : "")
+        + (Files.exists(reruns) ? "; phases run again: " + String.join("; ", Files.readAllLines(reruns)) : "");
+    report.write(out, header);
+    System.out.println();
+    System.out.println(Files.readString(out.resolve("results.md")));
+    System.out.println("wrote " + out.resolve("results.md") + ", results.csv, results.png");
+  }
+
+  /**
+   * How much to measure. Every figure is the median of {@code trials} runs; perftest runs take
+   * its own iteration counts, the JVM runs are sized from a probe to last about
+   * {@code trialSeconds} each (a fixed count made some runs last 60 ms and their figures noise).
+   */
+  record Sizes(int trials, int latIters, int bwIters, int jvmLatIters, int jvmBwIters, double trialSeconds) {
+    Sizes(boolean quick) {
+      this(quick ? 1 : 3, quick ? 2_000 : 10_000, quick ? 2_000 : 10_000, quick ? 1_000 : 3_000,
+          quick ? 1_000 : 4_000, quick ? 0.3 : 1.0);
+    }
+  }
+
+  /** The median of {@code trials} runs of {@code run}, column by column. */
+  static double[] median(int trials, Trial run) throws Exception {
+    double[][] results = new double[trials][];
+    for (int t = 0; t < trials; t++) {
+      results[t] = run.get();
+    }
+    double[] m = new double[results[0].length];
+    for (int c = 0; c < m.length; c++) {
+      double[] col = new double[trials];
+      for (int t = 0; t < trials; t++) {
+        col[t] = c < results[t].length ? results[t][c] : Double.NaN;
+      }
+      java.util.Arrays.sort(col); // NaN sorts last: a failed perftest run does not become the median of finite ones
+      int finite = 0;
+      for (double d : col) {
+        finite += Double.isNaN(d) ? 0 : 1;
+      }
+      m[c] = finite == 0 ? Double.NaN : col[(finite - 1) / 2];
+    }
+    return m;
+  }
+
+  interface Trial {
+    double[] get() throws Exception;
+  }
+
+  record Settings(String device, String address, int gidIndex, String provider, Path out) {}
+
+  static final int[] LATENCY_SIZES = {8, 4096};
+  static final int[] STREAM_SIZES = {4096, 65536};
+  static final int RATE_SIZE = 64;
+
+  static String label(int size) {
+    return size >= 1024 ? size / 1024 + " KiB" : size + " B";
+  }
+
+  private static void run(String phase, Report report, Settings s, Sizes n, long t0) throws Exception {
+    switch (phase) {
+      case "perftest" -> perftest(report, s, n);
+      case "rdma-event" -> jvm(report, new RdmaBench(s.address(), s.provider(), false), n);
+      case "rdma-busy-poll" -> jvm(report, new RdmaBench(s.address(), s.provider(), true), n);
+      case "tcp" -> jvm(report, new TcpBench(s.address()), n);
+      default -> throw new IllegalArgumentException(phase);
+    }
+    progress(phase, t0);
+  }
+
+  private static void perftest(Report report, Settings s, Sizes n) throws Exception {
+    Perftest perftest = new Perftest(s.device(), s.address(), s.gidIndex());
     int port = 18515;
-    for (RdmaBench r : rdma) {
-      r.pingPong(8, jvmLatIters, jvmLatIters); // warm-up: JIT, buffers, event loops
-      r.stream(4096, jvmBwIters);
-    }
-    for (int size : new int[] {8, 4096}) {
-      String label = size == 8 ? "8 B" : "4 KiB";
-      if (!onlyRdma) {
-        double[] lat = perftest.runRetrying("ib_send_lat", size, latIters, port++);
+    try {
+      for (int size : LATENCY_SIZES) {
+        int p = port;
+        port += n.trials();
+        double[] lat = median(n.trials(), new PortTrial(p, q -> perftest.runRetrying("ib_send_lat", size, n.latIters(), q)));
         // ib_send_lat columns: bytes iterations t_min t_max t_typical t_avg t_stdev p99 p99.9
-        report.add(new Figure("latency p50 " + label, Report.REFERENCE, lat[4], "us", false));
-        report.add(new Figure("latency p99 " + label, Report.REFERENCE, lat[7], "us", false));
+        report.add(new Figure("latency p50 " + label(size), Report.REFERENCE, lat[4], "us", false));
+        report.add(new Figure("latency p99 " + label(size), Report.REFERENCE, lat[7], "us", false));
       }
-      for (RdmaBench r : rdma) {
-        Percentiles p = r.pingPong(size, jvmLatIters / 2, jvmLatIters);
-        report.add(new Figure("latency p50 " + label, r.name(), p.micros(50) / 2, "us", false));
-        report.add(new Figure("latency p99 " + label, r.name(), p.micros(99) / 2, "us", false));
-      }
-      if (!onlyRdma) {
-        tcp.pingPong(size, jvmLatIters / 2, jvmLatIters); // warm-up run: JIT and Netty pools
-        Percentiles p = tcp.pingPong(size, jvmLatIters / 2, jvmLatIters);
-        report.add(new Figure("latency p50 " + label, "reactor-netty-tcp", p.micros(50) / 2, "us", false));
-        report.add(new Figure("latency p99 " + label, "reactor-netty-tcp", p.micros(99) / 2, "us", false));
-      }
-      progress(t0);
-    }
-    for (int size : new int[] {4096, 65536}) {
-      String label = size == 4096 ? "4 KiB" : "64 KiB";
-      int n = size == 65536 ? jvmBwIters / 4 : jvmBwIters;
-      if (!onlyRdma) {
+      for (int size : STREAM_SIZES) {
         // ib_*_bw columns: bytes iterations BW_peak[MB/s] BW_average[MB/s] MsgRate[Mpps]
-        double[] send = perftest.runRetrying("ib_send_bw", size, bwIters, port++);
-        report.add(new Figure("throughput " + label, Report.REFERENCE, send[3], "MB/s", true));
-        double[] write = perftest.runRetrying("ib_write_bw", size, bwIters, port++);
-        report.add(new Figure("throughput " + label, "perftest ib_write_bw", write[3], "MB/s", true));
+        // 64 KiB x 10,000 would take ~10 s a run under TCG: fewer, still seconds of streaming
+        int iters = size >= 65536 ? n.bwIters() / 3 : n.bwIters();
+        int p = port;
+        port += 2 * n.trials();
+        double[] send = median(n.trials(), new PortTrial(p, q -> perftest.runRetrying("ib_send_bw", size, iters, q)));
+        report.add(new Figure("throughput " + label(size), Report.REFERENCE, send[3], "MB/s", true));
+        double[] write = median(n.trials(),
+            new PortTrial(p + n.trials(), q -> perftest.runRetrying("ib_write_bw", size, iters, q)));
+        report.add(new Figure("throughput " + label(size), Report.WRITE_BW, write[3], "MB/s", true));
       }
-      for (RdmaBench r : rdma) {
-        report.add(new Figure("throughput " + label, r.name(), r.stream(size, n)[0], "MB/s", true));
+      double[] rate = median(n.trials(),
+          new PortTrial(port, q -> perftest.runRetrying("ib_send_bw", RATE_SIZE, n.bwIters() * 5, q)));
+      report.add(new Figure("message rate " + label(RATE_SIZE), Report.REFERENCE, rate[4], "Mmsg/s", true));
+    } finally {
+      Files.writeString(s.out().resolve("perftest.log"), perftest.log);
+    }
+  }
+
+  /** A perftest trial on its own port (a new port per run: the last run's may linger in TIME_WAIT). */
+  private static final class PortTrial implements Trial {
+    private int port;
+    private final PortRun run;
+
+    PortTrial(int port, PortRun run) {
+      this.port = port;
+      this.run = run;
+    }
+
+    @Override
+    public double[] get() throws Exception {
+      return run.run(port++);
+    }
+  }
+
+  interface PortRun {
+    double[] run(int port) throws Exception;
+  }
+
+  /**
+   * A JVM system: warmed up until the JIT is done with the hot path, then each metric after an
+   * unrecorded run. Under TCG, C2 compiles take seconds and compete with the benchmark for the
+   * two vCPUs: a fixed warm-up measured compilation (the first metric came out 2x slower than the
+   * later ones), so rounds repeat until a whole round adds almost no compilation time (at most 12).
+   */
+  private static void jvm(Report report, Bench b, Sizes n) throws Exception {
+    var jit = java.lang.management.ManagementFactory.getCompilationMXBean();
+    long compiled = -1;
+    for (int round = 1; round <= 12; round++) {
+      b.pingPong(8, n.jvmLatIters() / 2, n.jvmLatIters() / 2);
+      b.pingPong(4096, 0, n.jvmLatIters() / 4);
+      b.stream(4096, n.jvmBwIters() / 2);
+      b.stream(RATE_SIZE, n.jvmBwIters() / 2);
+      Thread.sleep(1_000); // let queued compilations finish before looking
+      long now = jit.getTotalCompilationTime();
+      System.out.printf(Locale.ROOT, "  warm-up round %d: JIT time %d ms%n", round, now);
+      if (compiled >= 0 && now - compiled <= Math.max(50, now / 50)) {
+        break; // JIT quiet: under 2% (or 50 ms) more in a whole round
       }
-      if (!onlyRdma) {
-        tcp.stream(size, n);
-        report.add(new Figure("throughput " + label, "reactor-netty-tcp", tcp.stream(size, n)[0], "MB/s", true));
-      }
-      progress(t0);
+      compiled = now;
     }
-    if (!onlyRdma) {
-      double[] rate = perftest.runRetrying("ib_send_bw", 64, bwIters * 5, port++);
-      report.add(new Figure("message rate 64 B", Report.REFERENCE, rate[4], "Mmsg/s", true));
+    for (int size : LATENCY_SIZES) {
+      Percentiles probe = b.pingPong(size, 100, 500);
+      int iters = sized(n.trialSeconds() / (2 * probe.micros(50) / 1e6), n.jvmLatIters() / 3, 200_000);
+      double[] lat = median(n.trials(), () -> {
+        Percentiles p = b.pingPong(size, iters / 10, iters);
+        return new double[] {p.micros(50) / 2, p.micros(99) / 2};
+      });
+      report.add(new Figure("latency p50 " + label(size), b.name(), lat[0], "us", false));
+      report.add(new Figure("latency p99 " + label(size), b.name(), lat[1], "us", false));
     }
-    for (RdmaBench r : rdma) {
-      report.add(new Figure("message rate 64 B", r.name(), r.stream(64, jvmBwIters * 2)[1] / 1e6, "Mmsg/s", true));
+    for (int size : STREAM_SIZES) {
+      report.add(new Figure("throughput " + label(size), b.name(), stream(b, size, n)[0], "MB/s", true));
     }
-    if (!onlyRdma) {
-      tcp.stream(64, jvmBwIters * 2);
-      report.add(new Figure("message rate 64 B", "reactor-netty-tcp", tcp.stream(64, jvmBwIters * 2)[1] / 1e6,
-          "Mmsg/s", true));
+    report.add(new Figure("message rate " + label(RATE_SIZE), b.name(), stream(b, RATE_SIZE, n)[1] / 1e6, "Mmsg/s",
+        true));
+  }
+
+  /** The median of {@code trials} one-way streams, each sized from a probe to last about {@code trialSeconds}. */
+  private static double[] stream(Bench b, int size, Sizes n) throws Exception {
+    double[] probe = b.stream(size, size >= 65536 ? 250 : 2_000);
+    int count = sized(n.trialSeconds() * probe[1], size >= 65536 ? 250 : 1_000, 5_000_000);
+    return median(n.trials(), () -> b.stream(size, count));
+  }
+
+  private static int sized(double wanted, int min, int max) {
+    return (int) Math.max(min, Math.min(max, Double.isFinite(wanted) ? wanted : min));
+  }
+
+  /** What the end-to-end run asks of a JVM system. */
+  interface Bench {
+    String name();
+
+    /** Round-trip samples of {@code size}-byte ping-pongs, after {@code warmup} unrecorded ones. */
+    Percentiles pingPong(int size, int warmup, int iterations) throws Exception;
+
+    /** Streams {@code count} messages of {@code size} bytes one way: {MB/s (10^6 B), messages/s}. */
+    double[] stream(int size, int count) throws Exception;
+  }
+
+  static void moveAside(Path from, Path to) throws IOException {
+    if (Files.exists(from)) {
+      Files.move(from, to, StandardCopyOption.REPLACE_EXISTING);
     }
-    progress(t0);
   }
 }

@@ -22,7 +22,7 @@ import reactor.core.publisher.Flux;
  * subscriber, both on their connection's completion thread ({@code rdma-cq-N} or
  * {@code rdma-poll-N}).
  */
-final class RdmaBench {
+final class RdmaBench implements EndToEnd.Bench {
   private final String host;
   private final String provider;
   private final boolean busyPoll;
@@ -33,7 +33,8 @@ final class RdmaBench {
     this.busyPoll = busyPoll;
   }
 
-  String name() {
+  @Override
+  public String name() {
     return "rdma-reactive (" + (busyPoll ? "busy-poll" : "event") + ")";
   }
 
@@ -72,7 +73,8 @@ final class RdmaBench {
   }
 
   /** Round-trip samples (ns) of {@code size}-byte ping-pongs, after {@code warmup} unrecorded ones. */
-  Percentiles pingPong(int size, int warmup, int iterations) throws InterruptedException {
+  @Override
+  public Percentiles pingPong(int size, int warmup, int iterations) throws InterruptedException {
     int bufferSize = Math.max(1024, size);
     DisposableRdmaServer server = server(bufferSize, 16)
         .handle((in, out) -> out.send(in.receive())) // echo; sending a received message releases it
@@ -120,7 +122,8 @@ final class RdmaBench {
   }
 
   /** Streams {@code count} messages of {@code size} bytes one way; returns MB/s (10^6 bytes) and messages/s. */
-  double[] stream(int size, int count) throws InterruptedException {
+  @Override
+  public double[] stream(int size, int count) throws InterruptedException {
     int bufferSize = Math.max(1024, size);
     int bufferCount = size >= 65536 ? 32 : 128; // perftest's default depth is 128; 64 KiB x 32 = 2 MiB a side
     AtomicLong received = new AtomicLong();

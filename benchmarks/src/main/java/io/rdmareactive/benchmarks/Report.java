@@ -1,9 +1,11 @@
 package io.rdmareactive.benchmarks;
 
 import java.io.IOException;
+import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -15,19 +17,76 @@ import org.knowm.xchart.style.Styler;
 
 /**
  * The end-to-end run's output: a Markdown table with each figure's ratio to the perftest
- * reference of the same metric, a CSV, and a PNG chart of those ratios.
+ * reference of the same metric, the issue's targets judged against it, a comparison with the
+ * previous run in the same folder (its "shape"), a CSV, and a PNG chart of the ratios.
  */
 final class Report {
   static final String REFERENCE = "perftest";
+  static final String WRITE_BW = "perftest ib_write_bw";
+  /** Two runs have the same shape when every ratio moved by less than this fraction. */
+  static final double SAME_SHAPE = 0.25;
+  private static final List<String> METRICS = List.of("latency p50 8 B", "latency p99 8 B", "latency p50 4 KiB",
+      "latency p99 4 KiB", "throughput 4 KiB", "throughput 64 KiB", "message rate 64 B");
+  private static final List<String> SYSTEMS = List.of(REFERENCE, WRITE_BW, "rdma-reactive (event)",
+      "rdma-reactive (busy-poll)", "reactor-netty-tcp");
+
   private final List<Figure> figures = new ArrayList<>();
 
   void add(Figure f) {
     figures.add(f);
-    System.out.printf(Locale.ROOT, "  %-28s %-22s %12.2f %s%n", f.metric(), f.system(), f.value(), f.unit());
+    System.out.printf(Locale.ROOT, "  %-28s %-26s %12s %s%n", f.metric(), f.system(), num(f.value()), f.unit());
   }
 
   List<Figure> figures() {
     return figures;
+  }
+
+  /** One phase's raw figures (metric,system,value,unit,higherIsBetter), written at once so a crash leaves none. */
+  void writeFigures(Path file) throws IOException {
+    StringBuilder sb = new StringBuilder();
+    for (Figure f : figures) {
+      sb.append(String.format(Locale.ROOT, "%s,%s,%s,%s,%s%n", f.metric(), f.system(), Double.toString(f.value()),
+          f.unit(), f.higherIsBetter()));
+    }
+    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    Files.writeString(tmp, sb);
+    Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+  }
+
+  /** Every phase's figures in {@code dir} ({@code figures-*.csv}), in the table's order. */
+  static Report readFigures(Path dir) throws IOException {
+    Report r = new Report();
+    try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "figures-*.csv")) {
+      for (Path f : files) {
+        for (String line : Files.readAllLines(f)) {
+          String[] c = line.split(",");
+          if (c.length == 5) {
+            r.figures.add(new Figure(c[0], c[1], Double.parseDouble(c[2]), c[3], Boolean.parseBoolean(c[4])));
+          }
+        }
+      }
+    }
+    r.figures.sort(Comparator.comparingInt((Figure f) -> rank(METRICS, f.metric()))
+        .thenComparingInt(f -> rank(SYSTEMS, f.system())));
+    return r;
+  }
+
+  private static int rank(List<String> order, String s) {
+    int i = order.indexOf(s);
+    return i < 0 ? order.size() : i;
+  }
+
+  /** Moves the last run's results to {@code dir/previous}, so this run's report can compare with them. */
+  static void previous(Path dir) throws IOException {
+    Path prev = Files.createDirectories(dir.resolve("previous"));
+    for (String name : List.of("results.md", "results.csv", "results.png")) {
+      EndToEnd.moveAside(dir.resolve(name), prev.resolve(name));
+    }
+    try (DirectoryStream<Path> old = Files.newDirectoryStream(dir, "figures-*.csv")) {
+      for (Path f : old) {
+        Files.delete(f);
+      }
+    }
   }
 
   /** Ratio to the reference, oriented so that 1.0 means "as good as perftest" and higher is better. */
@@ -41,21 +100,135 @@ final class Report {
     return Double.NaN;
   }
 
+  /**
+   * What the shape comparison compares: the ratio to perftest, or, in a run without perftest
+   * (--only rdma), the figure itself oriented so that higher is better.
+   */
+  private double score(Figure f) {
+    double r = ratio(f);
+    return !Double.isNaN(r) || f.system().equals(REFERENCE) ? r : f.higherIsBetter() ? f.value() : 1 / f.value();
+  }
+
+  /** Four significant digits, never in exponent form (0.04 Mmsg/s said too little). */
+  static String num(double v) {
+    if (!Double.isFinite(v)) {
+      return "n/a";
+    }
+    return new java.math.BigDecimal(v).round(new java.math.MathContext(4)).stripTrailingZeros().toPlainString();
+  }
+
+  private static String x(double r) {
+    return Double.isNaN(r) ? "n/a" : String.format(Locale.ROOT, "%.2fx", r);
+  }
+
   String table(String header) {
     StringBuilder sb = new StringBuilder(header).append("\n\n");
     sb.append("| metric | system | value | unit | vs perftest |\n|---|---|---:|---|---:|\n");
     for (Figure f : figures) {
-      double r = ratio(f);
-      sb.append(String.format(Locale.ROOT, "| %s | %s | %.2f | %s | %s |%n", f.metric(), f.system(), f.value(),
-          f.unit(), Double.isNaN(r) ? "n/a" : String.format(Locale.ROOT, "%.2fx", r)));
+      sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s |%n", f.metric(), f.system(), num(f.value()),
+          f.unit(), x(ratio(f))));
     }
     sb.append("\nRatios read \"fraction of perftest\": for latency perftest/ours, for rates ours/perftest; 1.00x = parity.\n");
     return sb.toString();
   }
 
+  /** The targets, each judged on this library's better mode. */
+  record Target(String name, String metric, double atLeast) {}
+
+  static final List<Target> TARGETS = List.of(
+      new Target("p50 latency <= 1.1x ib_send_lat, 8 B", "latency p50 8 B", 1 / 1.1),
+      new Target("p50 latency <= 1.1x ib_send_lat, 4 KiB", "latency p50 4 KiB", 1 / 1.1),
+      new Target("64 KiB throughput >= 0.95x ib_send_bw", "throughput 64 KiB", 0.95),
+      new Target("64 B message rate >= 0.8x perftest", "message rate 64 B", 0.8));
+
+  /** target -> "met"/"missed", with the figures behind it. */
+  Map<String, String> verdicts() {
+    Map<String, String> v = new LinkedHashMap<>();
+    for (Target t : TARGETS) {
+      Figure best = null;
+      for (Figure f : figures) {
+        if (f.metric().equals(t.metric()) && f.system().startsWith("rdma-reactive")
+            && (best == null || ratio(f) > ratio(best))) {
+          best = f;
+        }
+      }
+      if (best == null || Double.isNaN(ratio(best))) {
+        v.put(t.name(), "n/a (no figures)");
+      } else {
+        double r = ratio(best);
+        v.put(t.name(), (r >= t.atLeast() ? "met" : "missed") + ": " + best.system() + " " + x(r)
+            + " (needs " + x(t.atLeast()) + ")");
+      }
+    }
+    return v;
+  }
+
+  private String targets() {
+    StringBuilder sb = new StringBuilder("\n### Targets\n\n| target | verdict (better mode) |\n|---|---|\n");
+    verdicts().forEach((t, v) -> sb.append("| ").append(t).append(" | ").append(v).append(" |\n"));
+    return sb.toString();
+  }
+
+  /** This run beside the previous one in {@code dir/previous}: every ratio, and whether the shape held. */
+  private String shape(Path dir) throws IOException {
+    Path prevCsv = dir.resolve("previous/results.csv");
+    if (!Files.exists(prevCsv)) {
+      return "\n### Against the previous run\n\nNo previous run in " + dir + ".\n";
+    }
+    Map<String, Double> prev = new LinkedHashMap<>();
+    Map<String, String> prevValue = new LinkedHashMap<>();
+    for (String line : Files.readAllLines(prevCsv)) {
+      String[] c = line.split(",");
+      if (c.length == 5 && !c[0].equals("metric")) {
+        double r = Double.parseDouble(c[4]);
+        boolean higherIsBetter = !c[0].startsWith("latency");
+        double v = Double.parseDouble(c[2]);
+        prevValue.put(c[0] + "|" + c[1], num(v) + " " + c[3]);
+        prev.put(c[0] + "|" + c[1], Double.isNaN(r) && !c[1].equals(REFERENCE) ? (higherIsBetter ? v : 1 / v) : r);
+      }
+    }
+    Path prevMd = dir.resolve("previous/results.md");
+    String when = Files.exists(prevMd) ? Files.readAllLines(prevMd).get(0) : "(no header)";
+    StringBuilder rows = new StringBuilder();
+    int compared = 0, moved = 0;
+    String worst = "";
+    double worstChange = 0;
+    for (Figure f : figures) {
+      Double p = prev.get(f.metric() + "|" + f.system());
+      double r = score(f);
+      if (f.system().equals(REFERENCE) || p == null || p.isNaN() || Double.isNaN(r)) {
+        continue;
+      }
+      double change = r / p - 1;
+      boolean counts = !f.metric().startsWith("latency p99"); // tails under emulation: shown, not judged
+      compared += counts ? 1 : 0;
+      if (counts && Math.abs(change) >= SAME_SHAPE) {
+        moved++;
+      }
+      if (counts && Math.abs(change) > Math.abs(worstChange)) {
+        worstChange = change;
+        worst = f.metric() + ", " + f.system();
+      }
+      boolean ratios = !Double.isNaN(ratio(f));
+      rows.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %+.0f%% |%n", f.metric(), f.system(),
+          ratios ? x(p) : prevValue.get(f.metric() + "|" + f.system()),
+          ratios ? x(r) : num(f.value()) + " " + f.unit(),
+          change * 100));
+    }
+    StringBuilder sb = new StringBuilder("\n### Against the previous run\n\nPrevious: ").append(when).append("\n\n");
+    sb.append(String.format(Locale.ROOT,
+        "%s: %d of %d ratios (p50 latencies and rates; p99s are shown but not judged: under emulation the"
+            + " tail is the host's scheduling) moved by %.0f%% or more; the largest change is %+.0f%% (%s).%n%n",
+        compared == 0 ? "Nothing to compare" : moved == 0 ? "Same shape" : "Shape changed", moved, compared, SAME_SHAPE * 100, worstChange * 100, worst));
+    sb.append("Compared: the ratio to perftest (or, without perftest figures, the figure itself, latency"
+        + " inverted), this run against the previous one.\n\n");
+    sb.append("| metric | system | previous | this run | change |\n|---|---|---:|---:|---:|\n").append(rows);
+    return sb.toString();
+  }
+
   void write(Path dir, String header) throws IOException {
     Files.createDirectories(dir);
-    Files.writeString(dir.resolve("results.md"), table(header));
+    Files.writeString(dir.resolve("results.md"), table(header) + targets() + shape(dir));
     StringBuilder csv = new StringBuilder("metric,system,value,unit,ratio_to_perftest\n");
     for (Figure f : figures) {
       csv.append(String.format(Locale.ROOT, "%s,%s,%.4f,%s,%.4f%n", f.metric(), f.system(), f.value(), f.unit(), ratio(f)));

@@ -17,7 +17,7 @@ import reactor.netty.tcp.TcpServer;
  * streaming over the same address the RDMA figures use. Everything runs on Netty's event loops
  * (no thread hops), as the RDMA side runs on its completion loop.
  */
-final class TcpBench {
+final class TcpBench implements EndToEnd.Bench {
   /**
    * The first ping leaves from the caller's thread and the reply's next ping from the receiving
    * thread; when a reply is fast enough they overlap, and a unicast sink refuses the second emission
@@ -32,8 +32,14 @@ final class TcpBench {
     this.host = host;
   }
 
+  @Override
+  public String name() {
+    return "reactor-netty-tcp";
+  }
+
   /** Round-trip samples (ns) of {@code size}-byte ping-pongs, after {@code warmup} unrecorded ones. */
-  Percentiles pingPong(int size, int warmup, int iterations) {
+  @Override
+  public Percentiles pingPong(int size, int warmup, int iterations) {
     DisposableServer server = TcpServer.create().host(host).port(0)
         .handle((in, out) -> out.send(in.receive().retain())) // echo every chunk as it comes
         .bindNow();
@@ -77,7 +83,8 @@ final class TcpBench {
   }
 
   /** Streams {@code count} messages of {@code size} bytes one way; returns MB/s (10^6 bytes) and messages/s. */
-  double[] stream(int size, int count) {
+  @Override
+  public double[] stream(int size, int count) {
     long expected = (long) size * count;
     AtomicLong received = new AtomicLong();
     Sinks.One<Long> finished = Sinks.one();

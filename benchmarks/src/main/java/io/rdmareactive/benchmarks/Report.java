@@ -23,6 +23,8 @@ import org.knowm.xchart.style.Styler;
 final class Report {
   static final String REFERENCE = "perftest";
   static final String WRITE_BW = "perftest ib_write_bw";
+  /** A figure this close to its target's threshold may land on either side of it from run to run. */
+  static final double BORDERLINE = 0.10;
   /** Two runs have the same shape when every ratio moved by less than this fraction. */
   static final double SAME_SHAPE = 0.25;
   private static final List<String> METRICS = List.of("latency p50 8 B", "latency p99 8 B", "latency p50 4 KiB",
@@ -156,8 +158,9 @@ final class Report {
         v.put(t.name(), "n/a (no figures)");
       } else {
         double r = ratio(best);
+        boolean borderline = Math.abs(r / t.atLeast() - 1) < BORDERLINE;
         v.put(t.name(), (r >= t.atLeast() ? "met" : "missed") + ": " + best.system() + " " + x(r)
-            + " (needs " + x(t.atLeast()) + ")");
+            + " (needs " + x(t.atLeast()) + (borderline ? "; borderline: within 10% of it" : "") + ")");
       }
     }
     return v;
@@ -215,15 +218,83 @@ final class Report {
           ratios ? x(r) : num(f.value()) + " " + f.unit(),
           change * 100));
     }
+    List<String> flips = flips(prev);
+    List<String> verdictChanges = new ArrayList<>();
+    List<String> borderlineChanges = new ArrayList<>();
+    Map<String, String> prevVerdicts = previousVerdicts(dir);
+    verdicts().forEach((t, v) -> {
+      String before = prevVerdicts.get(t);
+      String word = v.substring(0, v.indexOf(':') < 0 ? v.length() : v.indexOf(':'));
+      if (before != null && !before.startsWith(word)) {
+        boolean noise = before.contains("borderline") || v.contains("borderline");
+        (noise ? borderlineChanges : verdictChanges).add(t + " (" + before + " -> " + v + ")");
+      }
+    });
     StringBuilder sb = new StringBuilder("\n### Against the previous run\n\nPrevious: ").append(when).append("\n\n");
-    sb.append(String.format(Locale.ROOT,
-        "%s: %d of %d ratios (p50 latencies and rates; p99s are shown but not judged: under emulation the"
-            + " tail is the host's scheduling) moved by %.0f%% or more; the largest change is %+.0f%% (%s).%n%n",
-        compared == 0 ? "Nothing to compare" : moved == 0 ? "Same shape" : "Shape changed", moved, compared, SAME_SHAPE * 100, worstChange * 100, worst));
+    boolean same = compared > 0 && flips.isEmpty() && verdictChanges.isEmpty();
+    sb.append(compared == 0 ? "Nothing to compare." : same ? "**Same shape**" : "**Shape changed**")
+        .append(": the shape is which system is ahead on each metric, where the gap was ")
+        .append(String.format(Locale.ROOT, "%.0f%%", SAME_SHAPE * 100))
+        .append(" or more, and which targets are met (p50 latencies and rates; p99s are shown, not judged: under"
+            + " emulation the tail is the host's scheduling). ")
+        .append(flips.isEmpty() ? "No system changed places." : "Changed places: " + String.join("; ", flips) + ".")
+        .append(' ')
+        .append(verdictChanges.isEmpty() ? "Target verdicts unchanged" : "Verdicts changed: " + String.join("; ", verdictChanges))
+        .append(borderlineChanges.isEmpty() ? "." : (verdictChanges.isEmpty() ? " but for" : "; and")
+            + " a borderline figure on the other side of its threshold (not judged): " + String.join("; ", borderlineChanges) + ".")
+        .append(String.format(Locale.ROOT, " %d of %d ratios moved by %.0f%% or more; the largest change is %+.0f%% (%s).%n%n",
+            moved, compared, SAME_SHAPE * 100, worstChange * 100, worst));
     sb.append("Compared: the ratio to perftest (or, without perftest figures, the figure itself, latency"
         + " inverted), this run against the previous one.\n\n");
     sb.append("| metric | system | previous | this run | change |\n|---|---|---:|---:|---:|\n").append(rows);
     return sb.toString();
+  }
+
+  /**
+   * Pairs of systems that changed places on a metric although one of the two runs had them at
+   * least {@link #SAME_SHAPE} apart (closer pairs are a tie, and may swap).
+   */
+  private List<String> flips(Map<String, Double> prev) {
+    List<String> flips = new ArrayList<>();
+    for (String m : METRICS) {
+      if (m.startsWith("latency p99")) {
+        continue;
+      }
+      // the systems under comparison; perftest's ib_write_bw is a second reference, not a contender
+      List<Figure> fs = figures.stream().filter(f -> f.metric().equals(m) && !f.system().startsWith(REFERENCE)).toList();
+      for (int i = 0; i < fs.size(); i++) {
+        for (int j = i + 1; j < fs.size(); j++) {
+          Figure a = fs.get(i), b = fs.get(j);
+          Double pa = prev.get(m + "|" + a.system()), pb = prev.get(m + "|" + b.system());
+          double ta = score(a), tb = score(b);
+          if (pa == null || pb == null || Double.isNaN(pa + pb + ta + tb)) {
+            continue;
+          }
+          boolean clearBefore = Math.max(pa, pb) / Math.min(pa, pb) >= 1 + SAME_SHAPE;
+          boolean clearNow = Math.max(ta, tb) / Math.min(ta, tb) >= 1 + SAME_SHAPE;
+          if ((clearBefore || clearNow) && (pa > pb) != (ta > tb)) {
+            flips.add(m + ": " + a.system() + " vs " + b.system());
+          }
+        }
+      }
+    }
+    return flips;
+  }
+
+  /** The previous run's target verdicts, from its results.md. */
+  private static Map<String, String> previousVerdicts(Path dir) throws IOException {
+    Map<String, String> v = new LinkedHashMap<>();
+    Path md = dir.resolve("previous/results.md");
+    if (Files.exists(md)) {
+      for (String line : Files.readAllLines(md)) {
+        for (Target t : TARGETS) {
+          if (line.startsWith("| " + t.name() + " | ")) {
+            v.put(t.name(), line.substring(t.name().length() + 5, line.length() - 2));
+          }
+        }
+      }
+    }
+    return v;
   }
 
   void write(Path dir, String header) throws IOException {

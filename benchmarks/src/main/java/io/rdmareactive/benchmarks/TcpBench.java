@@ -9,6 +9,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.netty.Connection;
 import reactor.netty.DisposableServer;
+import reactor.netty.resources.LoopResources;
 import reactor.netty.tcp.TcpClient;
 import reactor.netty.tcp.TcpServer;
 
@@ -27,6 +28,13 @@ final class TcpBench implements EndToEnd.Bench {
       (signal, result) -> result == reactor.core.publisher.Sinks.EmitResult.FAIL_NON_SERIALIZED;
 
   private final String host;
+  /**
+   * One event loop thread per side, as the RDMA runs have one completion thread per connection:
+   * on the shared default loops client and server sometimes landed on the same thread (a ping-pong
+   * without a wakeup) and sometimes not, and the 8 B latency came out 76 us in one run, 165 in the next.
+   */
+  private final LoopResources serverLoop = LoopResources.create("bench-tcp-server", 1, true);
+  private final LoopResources clientLoop = LoopResources.create("bench-tcp-client", 1, true);
 
   TcpBench(String host) {
     this.host = host;
@@ -40,11 +48,11 @@ final class TcpBench implements EndToEnd.Bench {
   /** Round-trip samples (ns) of {@code size}-byte ping-pongs, after {@code warmup} unrecorded ones. */
   @Override
   public Percentiles pingPong(int size, int warmup, int iterations) {
-    DisposableServer server = TcpServer.create().host(host).port(0)
+    DisposableServer server = TcpServer.create().runOn(serverLoop).host(host).port(0)
         .handle((in, out) -> out.send(in.receive().retain())) // echo every chunk as it comes
         .bindNow();
     try {
-      Connection conn = TcpClient.create().host(host).port(server.port()).connectNow();
+      Connection conn = TcpClient.create().runOn(clientLoop).host(host).port(server.port()).connectNow();
       try {
         long[] samples = new long[iterations];
         int total = warmup + iterations;
@@ -88,7 +96,7 @@ final class TcpBench implements EndToEnd.Bench {
     long expected = (long) size * count;
     AtomicLong received = new AtomicLong();
     Sinks.One<Long> finished = Sinks.one();
-    DisposableServer server = TcpServer.create().host(host).port(0)
+    DisposableServer server = TcpServer.create().runOn(serverLoop).host(host).port(0)
         .handle((in, out) -> in.receive().doOnNext(b -> {
           if (received.addAndGet(b.readableBytes()) >= expected) {
             finished.tryEmitValue(System.nanoTime());
@@ -96,7 +104,7 @@ final class TcpBench implements EndToEnd.Bench {
         }).then())
         .bindNow();
     try {
-      Connection conn = TcpClient.create().host(host).port(server.port()).connectNow();
+      Connection conn = TcpClient.create().runOn(clientLoop).host(host).port(server.port()).connectNow();
       try {
         byte[] payload = new byte[size];
         long start = System.nanoTime();

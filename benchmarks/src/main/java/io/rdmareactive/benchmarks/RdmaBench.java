@@ -7,7 +7,7 @@ import io.rdmareactive.rdma.transport.DisposableRdmaServer;
 import io.rdmareactive.rdma.transport.RdmaClient;
 import io.rdmareactive.rdma.transport.RdmaConnection;
 import io.rdmareactive.rdma.transport.RdmaOption;
-import io.rdmareactive.rdma.transport.RdmaResources;
+import io.rdmareactive.rdma.transport.RdmaLoopResources;
 import io.rdmareactive.rdma.transport.RdmaServer;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
@@ -38,19 +38,19 @@ final class RdmaBench implements EndToEnd.Bench {
     return "rdma-reactive (" + (busyPoll ? "busy-poll" : "event") + ")";
   }
 
-  private RdmaResources resources() {
+  private RdmaLoopResources loops() {
     // Two polling threads (client and server connection) share 2 vCPUs with everything else:
     // back off to yield and park when idle rather than spin, or the other side starves.
-    return busyPoll ? RdmaResources.busyPoll(IdleStrategy.backoff()) : RdmaResources.defaults();
+    return busyPoll ? RdmaLoopResources.threadPerConnection(IdleStrategy.backoff()) : RdmaLoopResources.shared();
   }
 
   private RdmaServer server(int bufferSize, int bufferCount) {
-    return RdmaServer.create().host(host).port(0).option(RdmaOption.PROVIDER, provider).resources(resources())
+    return RdmaServer.create().host(host).port(0).option(RdmaOption.PROVIDER, provider).runOn(loops())
         .option(RdmaOption.BUFFER_SIZE, bufferSize).option(RdmaOption.BUFFER_COUNT, bufferCount);
   }
 
   private RdmaConnection connect(int port, int bufferSize, int bufferCount) {
-    return RdmaClient.create().host(host).port(port).option(RdmaOption.PROVIDER, provider).resources(resources())
+    return RdmaClient.create().host(host).port(port).option(RdmaOption.PROVIDER, provider).runOn(loops())
         .option(RdmaOption.BUFFER_SIZE, bufferSize).option(RdmaOption.BUFFER_COUNT, bufferCount)
         .connectNow(Duration.ofSeconds(60));
   }

@@ -5,7 +5,7 @@ import io.rdmareactive.rdma.transport.DisposableRdmaServer;
 import io.rdmareactive.rdma.transport.RdmaClient;
 import io.rdmareactive.rdma.transport.RdmaConnection;
 import io.rdmareactive.rdma.transport.RdmaOption;
-import io.rdmareactive.rdma.transport.RdmaResources;
+import io.rdmareactive.rdma.transport.RdmaLoopResources;
 import io.rdmareactive.rdma.transport.RdmaServer;
 import java.time.Duration;
 import java.util.Arrays;
@@ -110,13 +110,14 @@ public final class Latency {
       return;
     }
     String provider = SampleArgs.provider(o.provider());
-    RdmaResources resources = o.busyPoll() ? RdmaResources.busyPoll(IdleStrategy.spin()) : RdmaResources.defaults();
+    RdmaLoopResources resources = o.busyPoll() ? RdmaLoopResources.threadPerConnection(IdleStrategy.spin())
+        : RdmaLoopResources.shared();
     DisposableRdmaServer server = null;
     CountDownLatch served = new CountDownLatch(1);
     if (o.host() == null) {
       server = RdmaServer.create().host(o.bind()).port(o.port()).option(RdmaOption.PROVIDER, provider)
           .option(RdmaOption.BUFFER_SIZE, Math.max(64, Math.min(o.size(), 1 << 24)))
-          .resources(resources)
+          .runOn(resources)
           .doOnDisconnected(c -> served.countDown())
           .handle((in, out) -> out.send(in.receive()))
           .bindNow();
@@ -137,11 +138,11 @@ public final class Latency {
   }
 
   /** Runs the ping-pong and prints the result line; false when it failed. */
-  static boolean client(Options o, String host, String provider, RdmaResources resources)
+  static boolean client(Options o, String host, String provider, RdmaLoopResources resources)
       throws InterruptedException {
     RdmaConnection c = RdmaClient.create().host(host).port(o.port()).option(RdmaOption.PROVIDER, provider)
         .option(RdmaOption.BUFFER_SIZE, Math.max(64, Math.min(o.size(), 1 << 24)))
-        .resources(resources).connectNow();
+        .runOn(resources).connectNow();
     try {
       long[] samples = run(c, o.size(), o.warmup(), o.iterations());
       if (samples == null) {

@@ -5,7 +5,7 @@ import io.rdmareactive.rdma.transport.RdmaClient;
 import io.rdmareactive.rdma.transport.RdmaConnection;
 import io.rdmareactive.rdma.transport.RdmaMessage;
 import io.rdmareactive.rdma.transport.RdmaOption;
-import io.rdmareactive.rdma.transport.RdmaResources;
+import io.rdmareactive.rdma.transport.RdmaLoopResources;
 import io.rdmareactive.rdma.verbs.IdleStrategy;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -52,16 +52,16 @@ public class TransportBenchmark {
   private volatile long received;
   private long expected;
 
-  private RdmaResources resources() {
-    return completions.equals("busy-poll") ? RdmaResources.busyPoll(IdleStrategy.yielding())
-        : RdmaResources.defaults();
+  private RdmaLoopResources loops() {
+    return completions.equals("busy-poll") ? RdmaLoopResources.threadPerConnection(IdleStrategy.yielding())
+        : RdmaLoopResources.shared();
   }
 
   @Setup(Level.Trial)
   public void setUp(BenchmarkParams params) {
     boolean ping = params.getBenchmark().endsWith("pingPong");
     server = io.rdmareactive.rdma.transport.RdmaServer.create().host(host).port(0)
-        .option(RdmaOption.PROVIDER, provider).resources(resources())
+        .option(RdmaOption.PROVIDER, provider).runOn(loops())
         .handle((in, out) -> ping
             ? out.send(in.receive()) // echo on the completion thread; sending a received message releases it
             : in.receive().doOnNext(m -> {
@@ -70,7 +70,7 @@ public class TransportBenchmark {
             }).then())
         .bindNow();
     client = RdmaClient.create().host(host).port(server.port()).option(RdmaOption.PROVIDER, provider)
-        .resources(resources()).connectNow(Duration.ofSeconds(30));
+        .runOn(loops()).connectNow(Duration.ofSeconds(30));
     byte[] payload = new byte[size];
     if (ping) {
       pinger = new Pinger<>(payload);

@@ -19,11 +19,37 @@ final class MemCompletionChannel extends AbstractRdmaResource implements Complet
   private final Object monitor = new Object();
   private final ArrayDeque<MemCompletionQueue> pending = new ArrayDeque<>();
   private boolean woken;
+  /** Whether closing this closes its context too (a shared channel on a context of its own). */
+  private final boolean ownsContext;
 
   MemCompletionChannel(MemContext context) {
-    super("in-memory completion channel #" + Fabric.nextHandle(), context);
+    this(context, false);
+  }
+
+  private MemCompletionChannel(MemContext context, boolean ownsContext) {
+    // A shared channel holds no lease on its context: it closes the context itself, after it.
+    super("in-memory completion channel #" + Fabric.nextHandle(), ownsContext ? null : context);
     this.context = context;
+    this.ownsContext = ownsContext;
     Fabric.created("channel");
+  }
+
+  /**
+   * A channel that the CQs of every endpoint on {@code device} may share (endpoint contexts stand
+   * for librdmacm's one context per device), on a context of its own that closing it closes.
+   */
+  static MemCompletionChannel shared(InMemoryProvider.DeviceSpec device) {
+    MemContext ctx = new MemContext(device);
+    try {
+      return new MemCompletionChannel(ctx, true);
+    } catch (RuntimeException e) {
+      ctx.close();
+      throw e;
+    }
+  }
+
+  boolean sharable() {
+    return ownsContext;
   }
 
   @Override
@@ -109,6 +135,9 @@ final class MemCompletionChannel extends AbstractRdmaResource implements Complet
       monitor.notifyAll(); // a concurrent awaitEvent returns rather than sleeping on a dead channel
     }
     Fabric.released("channel");
+    if (ownsContext) {
+      context.close();
+    }
   }
 
   @Override

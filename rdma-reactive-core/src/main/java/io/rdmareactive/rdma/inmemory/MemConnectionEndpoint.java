@@ -2,6 +2,7 @@ package io.rdmareactive.rdma.inmemory;
 
 import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.CompletionChannelSource;
 import io.rdmareactive.rdma.spi.Endpoint;
 import io.rdmareactive.rdma.spi.EndpointOptions;
 import io.rdmareactive.rdma.verbs.CompletionChannel;
@@ -30,7 +31,10 @@ final class MemConnectionEndpoint extends AbstractRdmaResource implements Endpoi
   private final EndpointOptions options;
   private final RdmaContext context;
   private final ProtectionDomain pd;
-  private final CompletionChannel channel;
+  /** Null when the CQ is on a shared channel from the options' source. */
+  private final @Nullable CompletionChannel channel;
+  /** The options' source's channel that the CQ is on, given back after the CQ is closed. */
+  private @Nullable CompletionChannel sharedChannel;
   private final CompletionQueue cq;
   private final QueuePair qp;
   private final AtomicBoolean establishing = new AtomicBoolean();
@@ -53,11 +57,17 @@ final class MemConnectionEndpoint extends AbstractRdmaResource implements Endpoi
     ProtectionDomain p = null;
     CompletionChannel ch = null;
     CompletionQueue q = null;
+    CompletionChannel sharedChannel = null;
     try {
       ctx = new MemContext(device);
       p = ctx.allocateProtectionDomain();
-      ch = ctx.createCompletionChannel();
-      q = ctx.createCompletionQueue(options.completionQueueDepth(), ch);
+      CompletionChannelSource source = options.channels();
+      if (source == null) {
+        ch = ctx.createCompletionChannel();
+      } else {
+        sharedChannel = source.acquire(device.name());
+      }
+      q = ctx.createCompletionQueue(options.completionQueueDepth(), ch != null ? ch : sharedChannel);
       MemQueuePair created = (MemQueuePair) p.createQueuePair(QueuePairOptions.reliable(q, 1)
           .withDepth(options.sendQueueDepth(), options.receiveQueueDepth())
           .withMaxInlineData(options.maxInlineData()));
@@ -66,6 +76,7 @@ final class MemConnectionEndpoint extends AbstractRdmaResource implements Endpoi
     } catch (RuntimeException e) {
       closeQuietly(q);
       closeQuietly(ch);
+      releaseShared(options, sharedChannel);
       closeQuietly(p);
       closeQuietly(ctx);
       abandon();
@@ -74,6 +85,7 @@ final class MemConnectionEndpoint extends AbstractRdmaResource implements Endpoi
     this.context = ctx;
     this.pd = p;
     this.channel = ch;
+    this.sharedChannel = sharedChannel;
     this.cq = q;
     Fabric.created("endpoint");
   }
@@ -197,10 +209,22 @@ final class MemConnectionEndpoint extends AbstractRdmaResource implements Endpoi
     // Children first; a failure (a CQ with a live stream) leaves this open, and a later close resumes here.
     qp.close();
     cq.close();
-    channel.close();
+    if (channel != null) {
+      channel.close();
+    }
+    CompletionChannel shared = sharedChannel;
+    sharedChannel = null; // given back once, even when a later step fails and close is retried
+    releaseShared(options, shared);
     pd.close();
     context.close();
     Fabric.released("endpoint");
+  }
+
+  private static void releaseShared(EndpointOptions options, @Nullable CompletionChannel shared) {
+    CompletionChannelSource source = options.channels();
+    if (shared != null && source != null) {
+      source.release(shared);
+    }
   }
 
   @Override

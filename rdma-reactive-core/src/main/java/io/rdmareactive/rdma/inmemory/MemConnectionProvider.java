@@ -2,6 +2,7 @@ package io.rdmareactive.rdma.inmemory;
 
 import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.spi.ConnectionProvider;
+import io.rdmareactive.rdma.verbs.CompletionChannel;
 import io.rdmareactive.rdma.spi.Endpoint;
 import io.rdmareactive.rdma.spi.EndpointOptions;
 import io.rdmareactive.rdma.spi.Listener;
@@ -59,6 +60,15 @@ final class MemConnectionProvider implements ConnectionProvider {
       checkResolved(address);
       return MemConnectionEndpoint.active(device, address, options);
     });
+  }
+
+  @Override
+  public CompletionChannel openCompletionChannel(String deviceName) {
+    if (!device.name().equals(deviceName)) {
+      throw new IllegalArgumentException("no in-memory device '" + deviceName + "' (this provider serves "
+          + device.name() + ")");
+    }
+    return MemCompletionChannel.shared(device);
   }
 
   MemConnectionEndpoint passive(MemConnectionEndpoint.Request request, InetSocketAddress local,

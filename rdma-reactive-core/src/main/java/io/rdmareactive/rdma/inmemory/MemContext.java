@@ -120,7 +120,8 @@ final class MemContext extends AbstractRdmaResource implements RdmaContext {
     }
     MemCompletionChannel channel = null;
     if (options.channel() != null) {
-      if (!(options.channel() instanceof MemCompletionChannel c) || c.context != this) {
+      if (!(options.channel() instanceof MemCompletionChannel c)
+          || (c.context != this && !(c.sharable() && c.context.device.equals(device)))) {
         throw new IllegalArgumentException("completion channel " + options.channel() + " belongs to another context");
       }
       channel = c;

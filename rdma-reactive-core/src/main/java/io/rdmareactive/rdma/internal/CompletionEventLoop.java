@@ -2,12 +2,14 @@ package io.rdmareactive.rdma.internal;
 
 import io.rdmareactive.rdma.verbs.CompletionChannel;
 import io.rdmareactive.rdma.verbs.CompletionQueue;
+import io.rdmareactive.rdma.verbs.IdleStrategy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import reactor.core.scheduler.NonBlocking;
 
 /**
@@ -28,11 +30,40 @@ final class CompletionEventLoop extends Thread implements NonBlocking {
   private final ConcurrentLinkedQueue<CompletionSubscription> ready = new ConcurrentLinkedQueue<>();
   private final Map<CompletionQueue, CompletionSubscription> streams = new IdentityHashMap<>();
 
-  private CompletionEventLoop(CompletionChannel channel) {
-    super("rdma-cq-" + THREADS.incrementAndGet());
+  /** Names and poll budgets of channels that belong to a transport loop, by channel identity. */
+  private static final Map<CompletionChannel, Settings> SETTINGS = new IdentityHashMap<>();
+
+  private final long pollBudgetNanos;
+  private final @Nullable IdleStrategy idleStrategy;
+
+  private CompletionEventLoop(CompletionChannel channel, @Nullable Settings settings) {
+    super(settings != null ? settings.threadName : "rdma-cq-" + THREADS.incrementAndGet());
     this.channel = channel;
+    this.pollBudgetNanos = settings != null ? settings.pollBudgetNanos : 0;
+    this.idleStrategy = settings != null && settings.idleStrategy != null ? settings.idleStrategy.copy() : null;
     setDaemon(true);
   }
+
+  /**
+   * Names the thread that will serve {@code channel} and sets its poll budget: how long it keeps
+   * polling the CQs with demand after the last completion before it arms the channel and sleeps
+   * (0: arm at once; negative: never, a busy-polling loop), with {@code idleStrategy} between
+   * empty rounds (null: a spin-wait hint). Holds until {@link #forget}.
+   */
+  static void configure(CompletionChannel channel, String threadName, long pollBudgetNanos,
+      @Nullable IdleStrategy idleStrategy) {
+    synchronized (LOOPS) {
+      SETTINGS.put(channel, new Settings(threadName, pollBudgetNanos, idleStrategy));
+    }
+  }
+
+  static void forget(CompletionChannel channel) {
+    synchronized (LOOPS) {
+      SETTINGS.remove(channel);
+    }
+  }
+
+  private record Settings(String threadName, long pollBudgetNanos, @Nullable IdleStrategy idleStrategy) {}
 
   /** Adds {@code s} to its channel's loop, starting one when the channel has none. */
   static CompletionEventLoop register(CompletionSubscription s, CompletionChannel channel) {
@@ -40,7 +71,7 @@ final class CompletionEventLoop extends Thread implements NonBlocking {
     synchronized (LOOPS) {
       loop = LOOPS.get(channel);
       if (loop == null) {
-        loop = new CompletionEventLoop(channel);
+        loop = new CompletionEventLoop(channel, SETTINGS.get(channel));
         LOOPS.put(channel, loop);
         loop.start();
       }
@@ -92,6 +123,9 @@ final class CompletionEventLoop extends Thread implements NonBlocking {
         if (!added.isEmpty() || !removed.isEmpty()) {
           continue;
         }
+        if (pollBudgetNanos != 0 && spin()) {
+          continue;
+        }
         if (awaitEvent()) {
           CompletionQueue cq;
           while ((cq = channel.nextEvent()) != null) {
@@ -123,6 +157,39 @@ final class CompletionEventLoop extends Thread implements NonBlocking {
       while ((s = added.poll()) != null) {
         s.terminate(t);
       }
+    }
+  }
+
+  /**
+   * Polls the streams with demand until one delivers (true) or the budget passes without any
+   * (false: arm and sleep), as Netty's epoll loop spins before epoll_wait. Streams stay armed
+   * meanwhile; an event for a completion polled here only costs an empty drain later.
+   */
+  private boolean spin() {
+    long start = System.nanoTime();
+    do {
+      for (CompletionSubscription s : streams.values()) {
+        if (s.hasDemand() && s.drain() > 0) {
+          if (idleStrategy != null) {
+            idleStrategy.reset();
+          }
+          return true;
+        }
+      }
+      if (!ready.isEmpty() || !added.isEmpty() || !removed.isEmpty()) {
+        return true;
+      }
+      idle();
+    } while (pollBudgetNanos < 0 || System.nanoTime() - start < pollBudgetNanos);
+    return false;
+  }
+
+  /** Between empty polling rounds; the idle strategy may park (BlockHound allows it here). */
+  private void idle() {
+    if (idleStrategy != null) {
+      idleStrategy.idle(0);
+    } else {
+      Thread.onSpinWait();
     }
   }
 

@@ -1,11 +1,15 @@
 package io.rdmareactive.rdma.internal;
 
+import io.rdmareactive.rdma.verbs.CompletionChannel;
 import io.rdmareactive.rdma.verbs.CompletionQueue;
 import io.rdmareactive.rdma.verbs.CompletionStreamOptions;
+import io.rdmareactive.rdma.verbs.IdleStrategy;
 import io.rdmareactive.rdma.verbs.WorkCompletion;
+import java.time.Duration;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Map;
+import org.jspecify.annotations.Nullable;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Operators;
@@ -42,6 +46,22 @@ public final class CompletionStreams {
 
   public static Flux<WorkCompletion> completions(CompletionQueue cq, CompletionStreamOptions options) {
     return new CompletionFlux(cq, options);
+  }
+
+  /**
+   * Makes {@code channel}'s event loop a transport loop: its thread is named {@code threadName}
+   * and it polls the CQs with demand for {@code pollBudget} after the last completion before it
+   * arms the channel and sleeps (null: never sleeps while it serves a stream, a busy-polling
+   * loop), with {@code idleStrategy} between empty rounds (null: a spin-wait hint).
+   */
+  public static void configureLoop(CompletionChannel channel, String threadName, @Nullable Duration pollBudget,
+      @Nullable IdleStrategy idleStrategy) {
+    CompletionEventLoop.configure(channel, threadName, pollBudget == null ? -1 : pollBudget.toNanos(), idleStrategy);
+  }
+
+  /** Drops what {@link #configureLoop} set, once the channel is closed. */
+  public static void forgetLoop(CompletionChannel channel) {
+    CompletionEventLoop.forget(channel);
   }
 
   /** Whether {@code cq} has a subscribed completion stream now. */

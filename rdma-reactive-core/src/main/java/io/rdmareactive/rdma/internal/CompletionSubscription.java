@@ -260,35 +260,40 @@ final class CompletionSubscription implements Subscription, WorkCompletionHandle
     }
   }
 
-  /** Event mode: serve demand; poll until empty, arm, poll again. Loop thread. */
-  void drain() {
+  /**
+   * Event mode: serve demand; poll until empty, arm, poll again. Loop thread. Returns how many
+   * completions it delivered (the loop's poll budget keeps spinning while drains deliver).
+   */
+  int drain() {
     scheduled.set(false);
+    int delivered = 0;
     try {
       for (;;) {
         if (done) {
-          return;
+          return delivered;
         }
         long r = requested.get();
         if (r == 0) {
-          return; // completions wait in the CQ; request() schedules the next drain
+          return delivered; // completions wait in the CQ; request() schedules the next drain
         }
         int n = pollBatch((int) Math.min(options.batch(), r));
         if (n < 0) {
-          return;
+          return delivered;
         }
         if (n > 0) {
+          delivered += n;
           if (!emit(n)) {
-            return;
+            return delivered;
           }
           produced(r, n);
           continue;
         }
         if (armed) {
-          return; // empty and armed: the next completion raises an event
+          return delivered; // empty and armed: the next completion raises an event
         }
         synchronized (this) {
           if (done) {
-            return;
+            return delivered;
           }
           cq.requestNotification(false);
         }
@@ -297,7 +302,13 @@ final class CompletionSubscription implements Subscription, WorkCompletionHandle
     } catch (Throwable t) {
       Exceptions.throwIfJvmFatal(t);
       terminate(Operators.onOperatorError(t, actual.currentContext()));
+      return delivered;
     }
+  }
+
+  /** Whether the subscriber has outstanding demand (the loop's poll budget polls only those). */
+  boolean hasDemand() {
+    return !done && requested.get() > 0;
   }
 
   /** Busy-poll mode: the body of this stream's own thread. */

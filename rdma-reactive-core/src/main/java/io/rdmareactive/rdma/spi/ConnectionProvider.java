@@ -1,5 +1,6 @@
 package io.rdmareactive.rdma.spi;
 
+import io.rdmareactive.rdma.verbs.CompletionChannel;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import reactor.core.publisher.Mono;
@@ -27,4 +28,16 @@ public interface ConnectionProvider {
    * frees what was.
    */
   Mono<Endpoint> connect(InetSocketAddress address, EndpointOptions options, Duration timeout);
+
+  /**
+   * Opens a completion channel on the device context this provider's endpoints for
+   * {@code deviceName} use (librdmacm shares one per device and process), for the transport's
+   * loops to share among many endpoints through {@link EndpointOptions#channels()}. The caller
+   * closes it after the last CQ on it is gone.
+   *
+   * @throws UnsupportedOperationException when this provider's endpoints cannot share channels
+   */
+  default CompletionChannel openCompletionChannel(String deviceName) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot share completion channels");
+  }
 }

@@ -12,9 +12,10 @@ import reactor.core.publisher.Mono;
  * or rdma_get_request (passive side) leaves it: an RC queue pair already in INIT, so receives can
  * be posted, but not yet connected. {@link #establish} then runs rdma_connect or rdma_accept.
  *
- * <p>Both work queues complete into one {@link #completionQueue()} that has a completion channel
- * of its own and a depth of at least {@link EndpointOptions#completionQueueDepth()}. Closing frees
- * the QP, the CQ, its channel and whatever else the endpoint created (the PD when it owns one;
+ * <p>Both work queues complete into one {@link #completionQueue()} of a depth of at least
+ * {@link EndpointOptions#completionQueueDepth()}, on a completion channel of its own or, when the
+ * options name {@link EndpointOptions#channels() a source}, on the source's (shared, not the
+ * endpoint's to close). Closing frees the QP, the CQ, its own channel and whatever else the endpoint created (the PD when it owns one;
  * the context when it opened one); memory regions registered on {@link #protectionDomain()} must be
  * closed first. Closing an established endpoint disconnects it first.
  */

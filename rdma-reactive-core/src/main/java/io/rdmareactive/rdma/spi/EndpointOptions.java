@@ -1,5 +1,7 @@
 package io.rdmareactive.rdma.spi;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * What an {@link Endpoint}'s queue pair is created with, and the private data this side sends in
  * the connection handshake (a connect request's, or a listener's accept reply; librdmacm allows
@@ -9,8 +11,11 @@ package io.rdmareactive.rdma.spi;
  * @param receiveQueueDepth receive work requests the QP must hold
  * @param maxInlineData inline bytes the QP must accept (0: none)
  * @param privateData handshake private data this side sends
+ * @param channels where the endpoint's CQ gets its completion channel; null: the endpoint creates
+ *     and owns a channel of its own
  */
-public record EndpointOptions(int sendQueueDepth, int receiveQueueDepth, int maxInlineData, byte[] privateData) {
+public record EndpointOptions(int sendQueueDepth, int receiveQueueDepth, int maxInlineData, byte[] privateData,
+    @Nullable CompletionChannelSource channels) {
   /** Longest private data accepted: rdma_connect's limit on InfiniBand/RoCE. */
   public static final int MAX_PRIVATE_DATA = 56;
 
@@ -26,6 +31,16 @@ public record EndpointOptions(int sendQueueDepth, int receiveQueueDepth, int max
           + MAX_PRIVATE_DATA);
     }
     privateData = privateData.clone();
+  }
+
+  /** Options whose endpoint creates a completion channel of its own. */
+  public EndpointOptions(int sendQueueDepth, int receiveQueueDepth, int maxInlineData, byte[] privateData) {
+    this(sendQueueDepth, receiveQueueDepth, maxInlineData, privateData, null);
+  }
+
+  /** These options with the endpoint's CQ on a channel from {@code channels}. */
+  public EndpointOptions withChannels(@Nullable CompletionChannelSource channels) {
+    return new EndpointOptions(sendQueueDepth, receiveQueueDepth, maxInlineData, privateData, channels);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.rdmareactive.rdma.transport;
 
 import io.rdmareactive.rdma.ConnectionException;
+import io.rdmareactive.rdma.spi.ConnectionProvider;
 import io.rdmareactive.rdma.spi.Endpoint;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -48,8 +49,12 @@ public final class RdmaClient {
     return new RdmaClient(config.with(option, value), onConnected, onDisconnected);
   }
 
-  public RdmaClient resources(RdmaResources resources) {
-    return new RdmaClient(config.withResources(Objects.requireNonNull(resources, "resources")), onConnected,
+  /**
+   * Runs this client's connections on {@code loops} (default: {@link RdmaLoopResources#shared()}),
+   * which also choose how completions are waited for (event, busy-poll, thread per connection).
+   */
+  public RdmaClient runOn(RdmaLoopResources loops) {
+    return new RdmaClient(config.withLoops(Objects.requireNonNull(loops, "loops")), onConnected,
         onDisconnected);
   }
 
@@ -80,9 +85,11 @@ public final class RdmaClient {
       long deadline = System.nanoTime() + timeout.toNanos();
       return Mono.fromCallable(() -> Addresses.resolve(c.host(), c.port()))
           .subscribeOn(Schedulers.boundedElastic())
-          .flatMap(address -> c.connectionProvider()
-              .connect(address, c.endpointOptions(RdmaChannel.hello(c)), timeout)
-              .map(endpoint -> new Created(endpoint, address)))
+          .flatMap(address -> {
+            ConnectionProvider provider = c.connectionProvider();
+            return provider.connect(address, c.endpointOptions(provider, RdmaChannel.hello(c)), timeout)
+                .map(endpoint -> new Created(endpoint, address));
+          })
           .timeout(timeout, Mono.error(() -> timedOut(c, timeout)))
           .flatMap(created -> handshake(c, created.endpoint(), created.address(),
               Duration.ofNanos(Math.max(1, deadline - System.nanoTime()))));

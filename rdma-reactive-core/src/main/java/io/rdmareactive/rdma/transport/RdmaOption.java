@@ -22,13 +22,6 @@ public final class RdmaOption<T> {
   /** Sends of at most this many bytes go inline (IBV_SEND_INLINE); 0 disables (default). */
   public static final RdmaOption<Integer> INLINE_THRESHOLD =
       new RdmaOption<>("INLINE_THRESHOLD", Integer.class, v -> v >= 0 && v <= 1024, "0 .. 1024", 0);
-  /**
-   * How completions are waited for: EVENT (the completion channel's event loop) or BUSY_POLL (a
-   * spinning thread per connection); AUTO (default) takes the {@link RdmaResources}' mode.
-   */
-  public static final RdmaOption<CompletionStreamOptions.Mode> COMPLETION_MODE =
-      new RdmaOption<>("COMPLETION_MODE", CompletionStreamOptions.Mode.class, v -> true, "any",
-          CompletionStreamOptions.Mode.AUTO);
   /** The verbs provider: {@code auto}, {@code native} or {@code in-memory} (default: the rdma.provider selection). */
   public static final RdmaOption<String> PROVIDER = new RdmaOption<>("PROVIDER", String.class,
       v -> switch (v.toLowerCase(Locale.ROOT)) {

@@ -1,5 +1,6 @@
 package io.rdmareactive.rdma.transport;
 
+import io.rdmareactive.rdma.spi.ConnectionProvider;
 import io.rdmareactive.rdma.spi.Endpoint;
 import io.rdmareactive.rdma.spi.Listener;
 import java.net.InetSocketAddress;
@@ -69,8 +70,12 @@ public final class RdmaServer {
     return new RdmaServer(config.with(option, value), handler, onConnection, onDisconnected);
   }
 
-  public RdmaServer resources(RdmaResources resources) {
-    return new RdmaServer(config.withResources(Objects.requireNonNull(resources, "resources")), handler,
+  /**
+   * Runs this server's connections on {@code loops} (default: {@link RdmaLoopResources#shared()}),
+   * which also choose how completions are waited for (event, busy-poll, thread per connection).
+   */
+  public RdmaServer runOn(RdmaLoopResources loops) {
+    return new RdmaServer(config.withLoops(Objects.requireNonNull(loops, "loops")), handler,
         onConnection, onDisconnected);
   }
 
@@ -98,7 +103,8 @@ public final class RdmaServer {
     TransportConfig c = config;
     return Mono.fromCallable(() -> {
       InetSocketAddress address = Addresses.resolve(c.host(), c.port());
-      Listener listener = c.connectionProvider().listen(address, c.endpointOptions(RdmaChannel.hello(c)));
+      ConnectionProvider provider = c.connectionProvider();
+      Listener listener = provider.listen(address, c.endpointOptions(provider, RdmaChannel.hello(c)));
       return (DisposableRdmaServer) new Bound(listener);
     }).subscribeOn(Schedulers.boundedElastic());
   }

@@ -6,43 +6,42 @@ import io.rdmareactive.rdma.spi.EndpointOptions;
 import io.rdmareactive.rdma.verbs.CompletionStreamOptions;
 import java.time.Duration;
 import java.util.Locale;
+import org.jspecify.annotations.Nullable;
 
 /** The settings of a server or client; immutable, each {@code with} gives a copy. */
 record TransportConfig(String host, int port, int bufferSize, int bufferCount, int maxMessageSize,
-    int inlineThreshold, CompletionStreamOptions.Mode completionMode, String provider, boolean raw,
-    RdmaResources resources, Duration connectTimeout) {
+    int inlineThreshold, String provider, boolean raw, @Nullable RdmaLoopResources runOn, Duration connectTimeout) {
 
   static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
   static TransportConfig defaults(String host) {
     return new TransportConfig(host, 0, RdmaOption.BUFFER_SIZE.defaultValue(), RdmaOption.BUFFER_COUNT.defaultValue(),
         RdmaOption.MAX_MESSAGE_SIZE.defaultValue(), RdmaOption.INLINE_THRESHOLD.defaultValue(),
-        RdmaOption.COMPLETION_MODE.defaultValue(), RdmaOption.PROVIDER.defaultValue(), RdmaOption.RAW.defaultValue(),
-        RdmaResources.defaults(), DEFAULT_CONNECT_TIMEOUT);
+        RdmaOption.PROVIDER.defaultValue(), RdmaOption.RAW.defaultValue(), null, DEFAULT_CONNECT_TIMEOUT);
   }
 
   TransportConfig withHost(String host) {
-    return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold, completionMode,
-        provider, raw, resources, connectTimeout);
+    return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold,
+        provider, raw, runOn, connectTimeout);
   }
 
   TransportConfig withPort(int port) {
     Addresses.checkPort(port);
-    return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold, completionMode,
-        provider, raw, resources, connectTimeout);
+    return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold,
+        provider, raw, runOn, connectTimeout);
   }
 
-  TransportConfig withResources(RdmaResources resources) {
-    return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold, completionMode,
-        provider, raw, resources, connectTimeout);
+  TransportConfig withLoops(RdmaLoopResources loops) {
+    return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold,
+        provider, raw, loops, connectTimeout);
   }
 
   TransportConfig withConnectTimeout(Duration timeout) {
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("connect timeout must be positive, was " + timeout);
     }
-    return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold, completionMode,
-        provider, raw, resources, timeout);
+    return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold,
+        provider, raw, runOn, timeout);
   }
 
   <T> TransportConfig with(RdmaOption<T> option, T value) {
@@ -51,7 +50,6 @@ record TransportConfig(String host, int port, int bufferSize, int bufferCount, i
     int bc = bufferCount;
     int mm = maxMessageSize;
     int it = inlineThreshold;
-    CompletionStreamOptions.Mode cm = completionMode;
     String pr = provider;
     boolean rw = raw;
     if (option == RdmaOption.BUFFER_SIZE) {
@@ -62,8 +60,6 @@ record TransportConfig(String host, int port, int bufferSize, int bufferCount, i
       mm = (Integer) v;
     } else if (option == RdmaOption.INLINE_THRESHOLD) {
       it = (Integer) v;
-    } else if (option == RdmaOption.COMPLETION_MODE) {
-      cm = (CompletionStreamOptions.Mode) v;
     } else if (option == RdmaOption.PROVIDER) {
       pr = ((String) v).toLowerCase(Locale.ROOT);
     } else if (option == RdmaOption.RAW) {
@@ -71,7 +67,7 @@ record TransportConfig(String host, int port, int bufferSize, int bufferCount, i
     } else {
       throw new IllegalArgumentException("unknown option " + option);
     }
-    return new TransportConfig(host, port, bs, bc, mm, it, cm, pr, rw, resources, connectTimeout);
+    return new TransportConfig(host, port, bs, bc, mm, it, pr, rw, runOn, connectTimeout);
   }
 
   /** Receive buffers: framed mode keeps two beyond the demand-driven ones (see RdmaChannel). */
@@ -84,13 +80,19 @@ record TransportConfig(String host, int port, int bufferSize, int bufferCount, i
     return raw ? bufferCount : bufferCount + RdmaChannel.RESERVE;
   }
 
-  EndpointOptions endpointOptions(byte[] privateData) {
-    return new EndpointOptions(sendQueueDepth(), receiveBuffers(), inlineThreshold, privateData);
+  /** The endpoint options of a connection through {@code provider}, its CQ on the loops' channels. */
+  EndpointOptions endpointOptions(ConnectionProvider provider, byte[] privateData) {
+    return new EndpointOptions(sendQueueDepth(), receiveBuffers(), inlineThreshold, privateData,
+        loops().channels(provider));
+  }
+
+  /** The loops given with runOn, else the shared default. */
+  RdmaLoopResources loops() {
+    return runOn != null ? runOn : RdmaLoopResources.shared();
   }
 
   CompletionStreamOptions completionOptions() {
-    CompletionStreamOptions o = resources.completionOptions();
-    return completionMode == CompletionStreamOptions.Mode.AUTO ? o : o.withMode(completionMode);
+    return loops().completionOptions();
   }
 
   ConnectionProvider connectionProvider() {

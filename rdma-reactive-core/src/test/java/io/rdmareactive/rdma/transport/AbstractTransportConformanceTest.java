@@ -458,4 +458,72 @@ public abstract class AbstractTransportConformanceTest {
         .containsSubsequence("client-disconnected-1", "client-disconnected-2")
         .contains("server-connected-1", "server-connected-2");
   }
+
+  // ---- loops ----------------------------------------------------------------------------------
+
+  /** Connections in the loop tests: many, but lean on slow targets. */
+  protected int loopConnections() {
+    return 200;
+  }
+
+  @Test
+  void manyConnectionsShareTwoEventLoops() {
+    echoOnLoops(RdmaLoopResources.create("conf-event", 2), "conf-event-");
+  }
+
+  @Test
+  void manyConnectionsShareTwoBusyPollingLoops() {
+    echoOnLoops(RdmaLoopResources.busyPoll("conf-spin", 2, io.rdmareactive.rdma.verbs.IdleStrategy.backoff()),
+        "conf-spin-");
+  }
+
+  @Test
+  void eventLoopsWithoutPollBudgetSleepAfterEachCompletion() {
+    echoOnLoops(RdmaLoopResources.create("conf-nobudget", 1, Duration.ZERO), "conf-nobudget-");
+  }
+
+  /**
+   * N clients and their server connections on {@code loops}: each echoes and checks messages;
+   * completions run on the loops' threads only, their number stays at most the loop count
+   * whatever N, and when all are closed the loops hold no channel and their threads end.
+   */
+  private void echoOnLoops(RdmaLoopResources loops, String threadPrefix) {
+    int n = loopConnections();
+    java.util.Set<String> serverThreads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    DisposableRdmaServer server = bind(server().runOn(loops).option(RdmaOption.BUFFER_COUNT, 4)
+        .option(RdmaOption.BUFFER_SIZE, 1024)
+        .handle((in, out) -> out.send(in.receive().doOnNext(m -> serverThreads.add(Thread.currentThread().getName())))));
+    RdmaClient client = client(server).runOn(loops).option(RdmaOption.BUFFER_COUNT, 4)
+        .option(RdmaOption.BUFFER_SIZE, 1024);
+    List<RdmaConnection> conns = Flux.range(0, n).flatMap(i -> client.connect(), 16).collectList().block(WAIT.multipliedBy(4));
+    assertThat(conns).hasSize(n);
+    clients.addAll(conns);
+    assertThat(loopThreads(threadPrefix)).as("loop threads with %d connections among %s", n, Thread.getAllStackTraces().keySet().stream().map(Thread::getName).sorted().toList()).isBetween(1L, (long) loops.loopCount());
+    Flux.fromIterable(conns).index().flatMap(t -> {
+      RdmaConnection c = t.getT2();
+      List<String> sent = List.of("a" + t.getT1(), "b" + t.getT1(), "c" + t.getT1());
+      return c.outbound().sendString(Flux.fromIterable(sent)).then()
+          .and(c.inbound().receiveString().take(3).collectList().doOnNext(got -> assertThat(got).isEqualTo(sent)));
+    }, 32).then().block(WAIT.multipliedBy(4));
+    assertThat(serverThreads).isNotEmpty().allMatch(name -> name.startsWith(threadPrefix), "runs on a loop thread");
+    for (RdmaConnection c : conns) {
+      c.dispose();
+    }
+    Flux.fromIterable(conns).flatMap(RdmaConnection::onDispose).then().block(WAIT);
+    clients.removeAll(conns);
+    server.disposeNow(WAIT);
+    servers.remove(server);
+    StepVerifier.create(loops.disposeLater()).verifyComplete();
+    assertThat(loops.channelCount()).isZero();
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (loopThreads(threadPrefix) > 0 && System.nanoTime() < deadline) {
+      LockSupport.parkNanos(10_000_000);
+    }
+    assertThat(loopThreads(threadPrefix)).as("loop threads after every connection closed").isZero();
+    assertThatThrownBy(() -> client.connectNow()).hasMessageContaining("disposed");
+  }
+
+  private static long loopThreads(String prefix) {
+    return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith(prefix)).count();
+  }
 }

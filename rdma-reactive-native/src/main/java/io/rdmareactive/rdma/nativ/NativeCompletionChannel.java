@@ -51,9 +51,14 @@ final class NativeCompletionChannel extends AbstractRdmaResource implements Comp
   private final AtomicInteger users = new AtomicInteger();
   private boolean nativeDestroyed; // guarded by this
 
-  private NativeCompletionChannel(NativeContext context, MemorySegment channel, int wakeFd) {
-    super("CompletionChannel[" + context.deviceName() + "]", context);
+  /** Whether closing this closes its (borrowed) context too: a channel the transport's loops share. */
+  private final boolean ownsContext;
+
+  private NativeCompletionChannel(NativeContext context, MemorySegment channel, int wakeFd, boolean ownsContext) {
+    // A shared channel holds no lease on its context: it closes the context itself, after it.
+    super("CompletionChannel[" + context.deviceName() + "]", ownsContext ? null : context);
     this.context = context;
+    this.ownsContext = ownsContext;
     this.channel = channel.reinterpret(SIZEOF_COMP_CHANNEL);
     this.fd = this.channel.get(JAVA_INT, COMP_CHANNEL_FD);
     this.wakeFd = wakeFd;
@@ -64,13 +69,30 @@ final class NativeCompletionChannel extends AbstractRdmaResource implements Comp
   }
 
   static NativeCompletionChannel create(NativeContext context) {
+    return create(context, false);
+  }
+
+  /**
+   * A channel on {@code borrowed} (a wrapper of librdmacm's context for a device) that the CQs of
+   * every endpoint on that device may share; closing it closes the wrapper too.
+   */
+  static NativeCompletionChannel createShared(NativeContext borrowed) {
+    try {
+      return create(borrowed, true);
+    } catch (RuntimeException | Error e) {
+      borrowed.close();
+      throw e;
+    }
+  }
+
+  private static NativeCompletionChannel create(NativeContext context, boolean ownsContext) {
     context.ensureOpen();
     MemorySegment ch = Calls.create("ibv_create_comp_channel", context.verbs.createCompChannel, context.ctx);
     int wake = -1;
     try {
       Posix.setNonBlocking(ch.reinterpret(SIZEOF_COMP_CHANNEL).get(JAVA_INT, COMP_CHANNEL_FD));
       wake = Posix.eventfd(Posix.EFD_NONBLOCK | Posix.EFD_CLOEXEC);
-      return new NativeCompletionChannel(context, ch, wake);
+      return new NativeCompletionChannel(context, ch, wake, ownsContext);
     } catch (RuntimeException | Error e) {
       if (wake >= 0) {
         Posix.close(wake);
@@ -187,6 +209,9 @@ final class NativeCompletionChannel extends AbstractRdmaResource implements Comp
     if (errno != 0) {
       users.set(0); // still open: it can be used and closed again
       throw Native.failure(closeFunction(), errno, toString());
+    }
+    if (ownsContext) {
+      context.close();
     }
   }
 

@@ -8,8 +8,10 @@ import io.rdmareactive.rdma.NativeCallException;
 import io.rdmareactive.rdma.ResourceBusyException;
 import io.rdmareactive.rdma.ResourceClosedException;
 import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.CompletionChannelSource;
 import io.rdmareactive.rdma.spi.Endpoint;
 import io.rdmareactive.rdma.spi.EndpointOptions;
+import io.rdmareactive.rdma.verbs.CompletionChannel;
 import io.rdmareactive.rdma.verbs.CompletionQueue;
 import io.rdmareactive.rdma.verbs.CompletionQueueOptions;
 import io.rdmareactive.rdma.verbs.ProtectionDomain;
@@ -48,7 +50,10 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
   private final EndpointOptions options;
   private final NativeContext context;
   private final NativeProtectionDomain pd;
-  private final NativeCompletionChannel channel;
+  /** Null when the CQ is on a shared channel from the options' source. */
+  private final @Nullable NativeCompletionChannel channel;
+  /** The options' source's channel that the CQ is on, given back after the CQ is closed. */
+  private volatile @Nullable CompletionChannel sharedChannel;
   private final NativeCompletionQueue cq;
   private final NativeQueuePair qp;
   private final Sinks.Empty<Void> onDisconnect = Sinks.empty();
@@ -62,7 +67,7 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
 
   private NativeConnectionEndpoint(NativeConnectionProvider provider, CmEventLoop loop, CmEndpoint cm,
       boolean activeSide, InetSocketAddress address, EndpointOptions options, byte[] remotePrivateData,
-      NativeContext context, NativeProtectionDomain pd, NativeCompletionChannel channel, NativeCompletionQueue cq,
+      NativeContext context, NativeProtectionDomain pd, @Nullable NativeCompletionChannel channel, NativeCompletionQueue cq,
       NativeQueuePair qp) {
     super("native " + (activeSide ? "active endpoint to " : "passive endpoint on ") + address
         + " (rdma_cm_id 0x" + Long.toHexString(cm.idAddress()) + ")", null);
@@ -96,23 +101,39 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
     NativeProtectionDomain p = null;
     NativeCompletionChannel ch = null;
     NativeCompletionQueue q = null;
+    CompletionChannel shared = null;
     NativeQueuePair created = null;
     try {
       p = (NativeProtectionDomain) ctx.allocateProtectionDomain();
-      ch = NativeCompletionChannel.create(ctx);
-      q = NativeCompletionQueue.create(ctx, CompletionQueueOptions.of(options.completionQueueDepth()).withChannel(ch));
+      CompletionChannelSource source = options.channels();
+      if (source == null) {
+        ch = NativeCompletionChannel.create(ctx);
+      } else {
+        shared = source.acquire(ctx.deviceName());
+      }
+      q = NativeCompletionQueue.create(ctx, CompletionQueueOptions.of(options.completionQueueDepth())
+          .withChannel(ch != null ? ch : shared));
       created = createQueuePair(cm, p, q, options);
       NativeConnectionEndpoint ep = new NativeConnectionEndpoint(provider, loop, cm, activeSide, address, options,
           remotePrivateData, ctx, p, ch, q, created);
+      ep.sharedChannel = shared;
       cm.handler((id, event) -> ep.onCmEvent(event));
       return ep;
     } catch (RuntimeException | Error e) {
       NativeConnectionProvider.closeQuietly(created);
       NativeConnectionProvider.closeQuietly(q);
       NativeConnectionProvider.closeQuietly(ch);
+      releaseShared(options, shared);
       NativeConnectionProvider.closeQuietly(p);
       NativeConnectionProvider.closeQuietly(ctx);
       throw e;
+    }
+  }
+
+  private static void releaseShared(EndpointOptions options, @Nullable CompletionChannel shared) {
+    CompletionChannelSource source = options.channels();
+    if (shared != null && source != null) {
+      source.release(shared);
     }
   }
 
@@ -352,7 +373,12 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
     // later close resumes where this one stopped.
     qp.close();
     cq.close();
-    channel.close();
+    if (channel != null) {
+      channel.close();
+    }
+    CompletionChannel shared = sharedChannel;
+    sharedChannel = null; // given back once, even when a later step fails and close is retried
+    releaseShared(options, shared);
     pd.close();
     cm.close();
     context.close();
@@ -379,7 +405,7 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
   }
 
   private int openChildren() {
-    return (pd.isClosed() ? 0 : 1) + (channel.isClosed() ? 0 : 1) + (cq.isClosed() ? 0 : 1);
+    return (pd.isClosed() ? 0 : 1) + (channel == null || channel.isClosed() ? 0 : 1) + (cq.isClosed() ? 0 : 1);
   }
 
   @Override

@@ -2,6 +2,7 @@ package io.rdmareactive.rdma.nativ;
 
 import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.spi.ConnectionProvider;
+import io.rdmareactive.rdma.verbs.CompletionChannel;
 import io.rdmareactive.rdma.spi.Endpoint;
 import io.rdmareactive.rdma.spi.EndpointOptions;
 import io.rdmareactive.rdma.spi.Listener;
@@ -155,6 +156,11 @@ final class NativeConnectionProvider implements ConnectionProvider {
         }
       }
     }, IDLE_CLOSE_RETRY_MILLIS, TimeUnit.MILLISECONDS);
+  }
+
+  @Override
+  public CompletionChannel openCompletionChannel(String deviceName) {
+    return NativeCompletionChannel.createShared(RdmaCm.deviceContext(Verbs.get(), deviceName));
   }
 
   static void checkResolved(InetSocketAddress address) {

@@ -289,7 +289,8 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
 
   /** Checks that {@code r} belongs to this context (objects of other contexts or providers are rejected). */
   void checkOwn(NativeContextBound r, String what) {
-    if (r.nativeContext() != this) {
+    // Wrappers of one ibv_context (librdmacm's, borrowed per endpoint) are the same context.
+    if (r.nativeContext() != this && r.nativeContext().ctx.address() != ctx.address()) {
       throw new IllegalArgumentException(what + " belongs to another device context than " + deviceName);
     }
   }

@@ -15,6 +15,8 @@ import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -56,6 +58,8 @@ final class RdmaCm {
     static final MethodHandle DESTROY_QP = Native.downcall(CM, "rdma_destroy_qp", FunctionDescriptor.ofVoid(ADDRESS), false);
     static final MethodHandle BIND_ADDR = cm("rdma_bind_addr", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     static final MethodHandle GET_SRC_PORT = Native.downcall(CM, "rdma_get_src_port", FunctionDescriptor.of(JAVA_SHORT, ADDRESS), false);
+    static final MethodHandle GET_DEVICES = Native.downcall(CM, "rdma_get_devices", FunctionDescriptor.of(ADDRESS, ADDRESS), false);
+    static final MethodHandle FREE_DEVICES = Native.downcall(CM, "rdma_free_devices", FunctionDescriptor.ofVoid(ADDRESS), false);
     static final MethodHandle EVENT_STR = Native.downcall(CM, "rdma_event_str", FunctionDescriptor.of(ADDRESS, JAVA_INT), false);
 
     static final MethodHandle REG_MR = Native.downcall(VERBS, "ibv_reg_mr",
@@ -125,6 +129,45 @@ final class RdmaCm {
     NativeCallException cause = Native.failure(function, errno);
     ConnectionException.Reason reason = connectionReason(errno);
     return reason == null ? cause : new ConnectionException(reason, what + ": " + cause.getMessage(), cause);
+  }
+
+  /**
+   * The ibv_context librdmacm uses for {@code deviceName} (rdma_get_devices: one per device and
+   * process, the one every CM id on that device gets as id->verbs), borrowed.
+   */
+  static NativeContext deviceContext(Verbs verbs, String deviceName) {
+    MemorySegment list;
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment num = a.allocate(JAVA_INT);
+      try {
+        list = (MemorySegment) H.GET_DEVICES.invokeExact(num);
+      } catch (Throwable t) {
+        throw rethrow(t);
+      }
+      if (list.address() == 0) {
+        throw new RdmaException("rdma_get_devices failed: librdmacm found no RDMA device");
+      }
+      try {
+        int n = num.get(JAVA_INT, 0);
+        MemorySegment contexts = list.reinterpret(ADDRESS.byteSize() * n);
+        List<String> seen = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+          NativeContext c = NativeContext.borrow(verbs, contexts.getAtIndex(ADDRESS, i));
+          if (c.deviceName().equals(deviceName)) {
+            return c;
+          }
+          seen.add(c.deviceName());
+          c.close();
+        }
+        throw new IllegalArgumentException("librdmacm has no device '" + deviceName + "' (it has " + seen + ")");
+      } finally {
+        try {
+          H.FREE_DEVICES.invokeExact(list);
+        } catch (Throwable t) {
+          throw rethrow(t);
+        }
+      }
+    }
   }
 
   static String eventName(int event) {

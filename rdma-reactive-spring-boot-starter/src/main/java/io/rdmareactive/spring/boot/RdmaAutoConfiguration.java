@@ -4,9 +4,11 @@ import io.rdmareactive.rdma.RdmaDevices;
 import io.rdmareactive.rdma.spi.RdmaProvider;
 import io.rdmareactive.rdma.transport.RdmaClient;
 import io.rdmareactive.rdma.transport.RdmaConnection;
+import io.rdmareactive.rdma.transport.RdmaLoopResources;
 import io.rdmareactive.rdma.transport.RdmaOption;
 import io.rdmareactive.rdma.transport.RdmaServer;
 import io.rdmareactive.rdma.verbs.CompletionStreamOptions;
+import io.rdmareactive.rdma.verbs.IdleStrategy;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -50,6 +52,24 @@ public class RdmaAutoConfiguration {
     };
   }
 
+  /**
+   * The loops every connection of the server and the clients runs on ({@code rdma.loops},
+   * {@code rdma.completion-mode}, {@code rdma.poll-budget}), disposed with the context.
+   */
+  @Bean(destroyMethod = "dispose")
+  @ConditionalOnMissingBean
+  RdmaLoopResources rdmaLoopResources(RdmaProperties properties) {
+    if (properties.getLoops() < 1) {
+      throw new IllegalArgumentException("rdma.loops must be >= 1, was " + properties.getLoops());
+    }
+    if (properties.getPollBudget().isNegative()) {
+      throw new IllegalArgumentException("rdma.poll-budget must be >= 0, was " + properties.getPollBudget());
+    }
+    return properties.getCompletionMode() == CompletionStreamOptions.Mode.BUSY_POLL
+        ? RdmaLoopResources.busyPoll("rdma-loop", properties.getLoops(), IdleStrategy.backoff())
+        : RdmaLoopResources.create("rdma-loop", properties.getLoops(), properties.getPollBudget());
+  }
+
   /** The provider {@code rdma.provider} names (auto is resolved here, once, and logged by core). */
   @Bean
   @ConditionalOnMissingBean
@@ -59,31 +79,24 @@ public class RdmaAutoConfiguration {
 
   @Bean
   @ConditionalOnMissingBean
-  RdmaClients rdmaClients(RdmaProperties properties, RdmaProvider provider,
+  RdmaClients rdmaClients(RdmaProperties properties, RdmaProvider provider, RdmaLoopResources loops,
       ObjectProvider<RdmaClientCustomizer> customizers, ObjectProvider<RdmaConnectionObserver> observers) {
     Map<String, RdmaClient> clients = new LinkedHashMap<>();
     properties.getClients().forEach((name, p) -> {
       RdmaClient c = RdmaClient.create().host(p.getHost()).port(p.getPort()).connectTimeout(p.getConnectTimeout());
-      clients.put(name, transport(c, p, properties, provider));
+      clients.put(name, transport(c, p, provider).runOn(loops));
     });
     return new RdmaClients(clients, customizers.orderedStream().toList(), observers(observers),
         properties.getServer().getShutdownTimeout());
   }
 
-  private static RdmaClient transport(RdmaClient c, RdmaProperties.Transport p, RdmaProperties root,
-      RdmaProvider provider) {
+  private static RdmaClient transport(RdmaClient c, RdmaProperties.Transport p, RdmaProvider provider) {
     return c.option(RdmaOption.PROVIDER, provider.name())
         .option(RdmaOption.BUFFER_SIZE, p.getBufferSize())
         .option(RdmaOption.BUFFER_COUNT, p.getBufferCount())
         .option(RdmaOption.MAX_MESSAGE_SIZE, p.getMaxMessageSize())
         .option(RdmaOption.INLINE_THRESHOLD, p.getInlineThreshold())
-        .option(RdmaOption.RAW, p.isRaw())
-        .option(RdmaOption.COMPLETION_MODE, mode(p, root));
-  }
-
-  private static CompletionStreamOptions.Mode mode(RdmaProperties.Transport p, RdmaProperties root) {
-    CompletionStreamOptions.Mode m = p.getCompletionMode();
-    return m != null ? m : root.getCompletionMode();
+        .option(RdmaOption.RAW, p.isRaw());
   }
 
   /** The server, when a handler exists. */
@@ -94,7 +107,8 @@ public class RdmaAutoConfiguration {
     /** The server: properties, connection observers, handler, then customizers (in order). */
     @Bean
     @ConditionalOnMissingBean
-    RdmaServer rdmaServer(RdmaProperties properties, RdmaProvider provider, RdmaHandler handler,
+    RdmaServer rdmaServer(RdmaProperties properties, RdmaProvider provider, RdmaLoopResources loops,
+        RdmaHandler handler,
         ObjectProvider<RdmaServerCustomizer> customizers, ObjectProvider<RdmaConnectionObserver> observers) {
       RdmaProperties.Server p = properties.getServer();
       RdmaConnectionObserver observer = observers(observers);
@@ -105,7 +119,7 @@ public class RdmaAutoConfiguration {
           .option(RdmaOption.MAX_MESSAGE_SIZE, p.getMaxMessageSize())
           .option(RdmaOption.INLINE_THRESHOLD, p.getInlineThreshold())
           .option(RdmaOption.RAW, p.isRaw())
-          .option(RdmaOption.COMPLETION_MODE, mode(p, properties))
+          .runOn(loops)
           .doOnConnection(c -> observer.connected("server", c))
           .doOnDisconnected(c -> observer.disconnected("server", c))
           .handle(handler);

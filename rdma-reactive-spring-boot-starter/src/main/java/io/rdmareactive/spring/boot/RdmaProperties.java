@@ -1,5 +1,6 @@
 package io.rdmareactive.spring.boot;
 
+import io.rdmareactive.rdma.transport.RdmaLoopResources;
 import io.rdmareactive.rdma.verbs.CompletionStreamOptions;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -39,11 +40,17 @@ public class RdmaProperties implements Validator {
   private @Nullable String device;
 
   /**
-   * How completions are waited for, for the server and every client: auto (the default: the
-   * completion channel's event loop), event, or busy-poll (a spinning thread per connection,
-   * lowest latency).
+   * How the loops wait for completions, for the server and every client: auto or event (the
+   * default: each loop polls for poll-budget, then sleeps on its completion channel), or busy-poll
+   * (each loop spins over its connections' CQs).
    */
   private CompletionStreamOptions.Mode completionMode = CompletionStreamOptions.Mode.AUTO;
+
+  /** Loop threads shared by the server's and the clients' connections (default max(cores, 4)). */
+  private int loops = RdmaLoopResources.DEFAULT_LOOP_COUNT;
+
+  /** Event mode: how long a loop keeps polling after the last completion before it sleeps. */
+  private Duration pollBudget = RdmaLoopResources.DEFAULT_POLL_BUDGET;
 
   private final Server server = new Server();
 
@@ -74,6 +81,22 @@ public class RdmaProperties implements Validator {
     this.completionMode = completionMode;
   }
 
+  public int getLoops() {
+    return loops;
+  }
+
+  public void setLoops(int loops) {
+    this.loops = loops;
+  }
+
+  public Duration getPollBudget() {
+    return pollBudget;
+  }
+
+  public void setPollBudget(Duration pollBudget) {
+    this.pollBudget = pollBudget;
+  }
+
   public Server getServer() {
     return server;
   }
@@ -98,9 +121,6 @@ public class RdmaProperties implements Validator {
 
     /** Raw mode: no framing or credits, for plain librdmacm peers. */
     private boolean raw = false;
-
-    /** Overrides rdma.completion-mode for this endpoint. */
-    private CompletionStreamOptions.@Nullable Mode completionMode;
 
     public int getBufferSize() {
       return bufferSize;
@@ -140,14 +160,6 @@ public class RdmaProperties implements Validator {
 
     public void setRaw(boolean raw) {
       this.raw = raw;
-    }
-
-    public CompletionStreamOptions.@Nullable Mode getCompletionMode() {
-      return completionMode;
-    }
-
-    public void setCompletionMode(CompletionStreamOptions.@Nullable Mode completionMode) {
-      this.completionMode = completionMode;
     }
   }
 

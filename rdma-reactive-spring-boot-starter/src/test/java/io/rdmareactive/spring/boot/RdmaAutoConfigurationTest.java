@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import io.rdmareactive.rdma.spi.RdmaProvider;
+import io.rdmareactive.rdma.transport.RdmaLoopResources;
 import io.rdmareactive.rdma.transport.RdmaClient;
 import io.rdmareactive.rdma.transport.RdmaConnection;
 import io.rdmareactive.rdma.transport.RdmaOption;
@@ -74,7 +75,7 @@ class RdmaAutoConfigurationTest {
     inMemory.withPropertyValues("rdma.device=mem0", "rdma.completion-mode=busy-poll",
         "rdma.server.host=127.0.0.1", "rdma.server.port=0", "rdma.server.buffer-size=4096",
         "rdma.server.buffer-count=16", "rdma.server.max-message-size=65536", "rdma.server.inline-threshold=64",
-        "rdma.server.completion-mode=event", "rdma.server.shutdown-timeout=5s",
+        "rdma.loops=3", "rdma.poll-budget=20us", "rdma.server.shutdown-timeout=5s",
         "rdma.clients.pricing.host=10.0.0.1", "rdma.clients.pricing.port=9000",
         "rdma.clients.pricing.connect-timeout=3s", "rdma.clients.pricing.buffer-count=8",
         "rdma.clients.audit.port=9001").run(ctx -> {
@@ -89,7 +90,11 @@ class RdmaAutoConfigurationTest {
           assertThat(s.getBufferCount()).isEqualTo(16);
           assertThat(s.getMaxMessageSize()).isEqualTo(65536);
           assertThat(s.getInlineThreshold()).isEqualTo(64);
-          assertThat(s.getCompletionMode()).isEqualTo(CompletionStreamOptions.Mode.EVENT);
+          assertThat(p.getLoops()).isEqualTo(3);
+          assertThat(p.getPollBudget()).isEqualTo(Duration.ofNanos(20_000));
+          RdmaLoopResources loops = ctx.getBean(RdmaLoopResources.class);
+          assertThat(loops.loopCount()).isEqualTo(3);
+          assertThat(loops.isBusyPoll()).isTrue();
           assertThat(s.getShutdownTimeout()).isEqualTo(Duration.ofSeconds(5));
           RdmaProperties.Client c = p.getClients().get("pricing");
           assertThat(c.getHost()).isEqualTo("10.0.0.1");

@@ -466,9 +466,22 @@ public abstract class AbstractTransportConformanceTest {
     return 200;
   }
 
+  /** Connections in the scale test (the acceptance: 10,000 in memory, 1,000 on rxe). */
+  protected int scaleConnections() {
+    return 1_000;
+  }
+
   @Test
   void manyConnectionsShareTwoEventLoops() {
     echoOnLoops(RdmaLoopResources.create("conf-event", 2), "conf-event-");
+  }
+
+  @Test
+  void atScaleThreadsStayAtTheLoopCount() {
+    long before = Thread.activeCount();
+    int peak = echoOnLoops(RdmaLoopResources.create("conf-scale", 4), "conf-scale-", scaleConnections());
+    assertThat(peak - before).as("threads added at peak with %d connections", scaleConnections())
+        .isLessThanOrEqualTo(4 + 32); // the loops, plus Reactor's bounded-elastic workers for connects
   }
 
   @Test
@@ -488,7 +501,12 @@ public abstract class AbstractTransportConformanceTest {
    * whatever N, and when all are closed the loops hold no channel and their threads end.
    */
   private void echoOnLoops(RdmaLoopResources loops, String threadPrefix) {
-    int n = loopConnections();
+    echoOnLoops(loops, threadPrefix, loopConnections());
+  }
+
+  /** Returns the JVM's thread count at its peak (all connections open and echoing). */
+  private int echoOnLoops(RdmaLoopResources loops, String threadPrefix, int n) {
+    long t0 = System.nanoTime();
     java.util.Set<String> serverThreads = java.util.concurrent.ConcurrentHashMap.newKeySet();
     DisposableRdmaServer server = bind(server().runOn(loops).option(RdmaOption.BUFFER_COUNT, 4)
         .option(RdmaOption.BUFFER_SIZE, 1024)
@@ -506,6 +524,8 @@ public abstract class AbstractTransportConformanceTest {
           .and(c.inbound().receiveString().take(3).collectList().doOnNext(got -> assertThat(got).isEqualTo(sent)));
     }, 32).then().block(WAIT.multipliedBy(4));
     assertThat(serverThreads).isNotEmpty().allMatch(name -> name.startsWith(threadPrefix), "runs on a loop thread");
+    int peak = Thread.activeCount();
+    long t1 = System.nanoTime();
     for (RdmaConnection c : conns) {
       c.dispose();
     }
@@ -521,6 +541,9 @@ public abstract class AbstractTransportConformanceTest {
     }
     assertThat(loopThreads(threadPrefix)).as("loop threads after every connection closed").isZero();
     assertThatThrownBy(() -> client.connectNow()).hasMessageContaining("disposed");
+    System.out.printf("%s: %d connections on %s: connect+echo %d ms, close %d ms, %d threads at peak%n", provider(), n,
+        loops, (t1 - t0) / 1_000_000, (System.nanoTime() - t1) / 1_000_000, peak);
+    return peak;
   }
 
   private static long loopThreads(String prefix) {

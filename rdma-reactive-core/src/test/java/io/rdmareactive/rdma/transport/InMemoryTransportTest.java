@@ -16,6 +16,11 @@ class InMemoryTransportTest extends AbstractTransportConformanceTest {
   }
 
   @Override
+  protected int scaleConnections() {
+    return 10_000;
+  }
+
+  @Override
   protected Map<String, Integer> liveResources() {
     return InMemoryProvider.liveObjects();
   }

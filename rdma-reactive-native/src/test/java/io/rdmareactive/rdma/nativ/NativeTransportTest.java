@@ -37,4 +37,16 @@ class NativeTransportTest extends AbstractTransportConformanceTest {
   protected int sequenceLength() {
     return 2_000;
   }
+
+  /** Fewer connections for the loop tests under TCG; the scale test below has the full count. */
+  @Override
+  protected int loopConnections() {
+    return 50;
+  }
+
+  /** 1,000 connections (both ends in this JVM, 2,000 QPs on rxe0); RDMA_SCALE_CONNECTIONS overrides. */
+  @Override
+  protected int scaleConnections() {
+    return Integer.parseInt(System.getenv().getOrDefault("RDMA_SCALE_CONNECTIONS", "1000"));
+  }
 }

@@ -1,0 +1,93 @@
+package io.rdmareactive.benchmarks;
+
+import io.rdmareactive.rdma.transport.DisposableRdmaServer;
+import io.rdmareactive.rdma.transport.RdmaClient;
+import io.rdmareactive.rdma.transport.RdmaConnection;
+import io.rdmareactive.rdma.transport.RdmaLoopResources;
+import io.rdmareactive.rdma.transport.RdmaOption;
+import io.rdmareactive.rdma.transport.RdmaServer;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import reactor.core.publisher.Flux;
+
+/**
+ * Many connections on a few loops, both ends in this JVM: connect time, echo, close time, the
+ * thread count at its peak, and the memory each idle connection pins (the kernel's VmPin and
+ * VmLck where the native provider registers memory, the buffers' size otherwise).
+ *
+ * <pre>ScaleBench [provider] [host] [connections] [loops] [bufferSize] [bufferCount]</pre>
+ * Defaults: in-memory 127.0.0.1 1000 4 and the transport's default buffers. Run it with
+ * {@code scripts/scale} (in the Soft-RoCE VM with {@code --vm}).
+ */
+public final class ScaleBench {
+  private ScaleBench() {}
+
+  public static void main(String[] args) throws IOException {
+    String provider = arg(args, 0, "in-memory");
+    String host = arg(args, 1, "127.0.0.1");
+    int n = Integer.parseInt(arg(args, 2, "1000"));
+    int loopCount = Integer.parseInt(arg(args, 3, "4"));
+    int bufferSize = Integer.parseInt(arg(args, 4, String.valueOf(RdmaOption.BUFFER_SIZE.defaultValue())));
+    int bufferCount = Integer.parseInt(arg(args, 5, String.valueOf(RdmaOption.BUFFER_COUNT.defaultValue())));
+    RdmaLoopResources loops = RdmaLoopResources.create("scale", loopCount);
+    int threadsBefore = Thread.activeCount();
+    long pinnedBefore = pinnedKiB();
+    DisposableRdmaServer server = RdmaServer.create().host(host).port(0).runOn(loops)
+        .option(RdmaOption.PROVIDER, provider).option(RdmaOption.BUFFER_SIZE, bufferSize)
+        .option(RdmaOption.BUFFER_COUNT, bufferCount)
+        .handle((in, out) -> out.send(in.receive())).bindNow();
+    RdmaClient client = RdmaClient.create().host(host).port(server.port()).runOn(loops)
+        .option(RdmaOption.PROVIDER, provider).option(RdmaOption.BUFFER_SIZE, bufferSize)
+        .option(RdmaOption.BUFFER_COUNT, bufferCount).connectTimeout(Duration.ofSeconds(120));
+    long t0 = System.nanoTime();
+    List<RdmaConnection> conns = Flux.range(0, n).flatMap(i -> client.connect(), 16).collectList()
+        .block(Duration.ofMinutes(30));
+    long t1 = System.nanoTime();
+    long pinned = pinnedKiB() - pinnedBefore;
+    Flux.fromIterable(conns).index().flatMap(t -> t.getT2().outbound().sendString(Flux.just("ping-" + t.getT1()))
+        .then().and(t.getT2().inbound().receiveString().next().filter(s -> s.equals("ping-" + t.getT1()))
+            .switchIfEmpty(reactor.core.publisher.Mono.error(new IllegalStateException("bad echo")))), 64)
+        .then().block(Duration.ofMinutes(30));
+    long t2 = System.nanoTime();
+    int threadsPeak = Thread.activeCount();
+    conns.forEach(RdmaConnection::dispose);
+    Flux.fromIterable(conns).flatMap(RdmaConnection::onDispose).then().block(Duration.ofMinutes(30));
+    long t3 = System.nanoTime();
+    server.disposeNow(Duration.ofMinutes(5));
+    loops.disposeLater().block(Duration.ofMinutes(1));
+    System.out.printf("scale: provider %s, %d connections (%d QPs), %s%n", provider, n, 2 * n, loops);
+    System.out.printf("scale: connect %.1f s (%.1f s per 1,000), echo %.1f s, close %.1f s (%.1f s per 1,000)%n",
+        sec(t1 - t0), sec(t1 - t0) * 1000 / n, sec(t2 - t1), sec(t3 - t2), sec(t3 - t2) * 1000 / n);
+    System.out.printf("scale: threads %d before, %d at peak (+%d), %d loops%n", threadsBefore, threadsPeak,
+        threadsPeak - threadsBefore, loopCount);
+    long perConnBytes = ((long) bufferCount + 2) * bufferSize + (long) bufferCount * bufferSize;
+    System.out.printf("scale: registered buffers per connection end %d KiB (by options); kernel-pinned "
+        + "per connection end %s%n", perConnBytes / 1024, pinned < 0 ? "n/a" : (pinned / (2.0 * n)) + " KiB");
+  }
+
+  private static double sec(long nanos) {
+    return nanos / 1e9;
+  }
+
+  private static String arg(String[] args, int i, String dflt) {
+    return args.length > i ? args[i] : dflt;
+  }
+
+  /** VmPin + VmLck from /proc/self/status (memory registration pins pages), or -1 elsewhere. */
+  private static long pinnedKiB() throws IOException {
+    Path status = Path.of("/proc/self/status");
+    if (!Files.exists(status)) {
+      return -1;
+    }
+    long kib = 0;
+    for (String line : Files.readAllLines(status)) {
+      if (line.startsWith("VmPin:") || line.startsWith("VmLck:")) {
+        kib += Long.parseLong(line.replaceAll("[^0-9]", ""));
+      }
+    }
+    return kib;
+  }
+}

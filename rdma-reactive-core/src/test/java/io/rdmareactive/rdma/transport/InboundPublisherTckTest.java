@@ -10,10 +10,8 @@ import java.util.concurrent.locks.LockSupport;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.tck.PublisherVerification;
 import org.reactivestreams.tck.TestEnvironment;
-import org.testng.SkipException;
 import org.testng.annotations.AfterMethod;
 import org.testng.annotations.BeforeMethod;
-import org.testng.annotations.Test;
 import reactor.core.publisher.Flux;
 
 /**
@@ -26,7 +24,8 @@ import reactor.core.publisher.Flux;
  *
  * <p>The TCK's subscribers never {@linkplain RdmaMessage#release() release} messages; no test
  * takes anywhere near {@link RdmaOption#BUFFER_COUNT}'s 64 of them, and closing frees the buffers
- * anyway.
+ * anyway. {@code receive()} takes one subscriber (a second gets onSubscribe, then
+ * onError(IllegalStateException)), so the TCK itself skips the optional multi-subscriber rules 1.11.
  */
 public class InboundPublisherTckTest extends PublisherVerification<RdmaMessage> {
   /** Generous for a loaded 2-core machine: also how long {@code verifyNoAsyncErrors()} waits. */
@@ -104,40 +103,5 @@ public class InboundPublisherTckTest extends PublisherVerification<RdmaMessage> 
         .option(RdmaOption.PROVIDER, InMemoryProvider.NAME).connectTimeout(Duration.ofSeconds(10)).connectNow();
     clients.add(c);
     return c;
-  }
-
-  // ---- rule 1.11: receive() is unicast by design (one subscriber; a second gets onError) -----
-
-  private static final String UNICAST = "receive() allows one subscriber per connection (a second one gets "
-      + "onSubscribe, then onError(IllegalStateException)), so the optional multi-subscriber rules do not apply";
-
-  @Override
-  @Test
-  public void optional_spec111_maySupportMultiSubscribe() {
-    throw new SkipException(UNICAST);
-  }
-
-  @Override
-  @Test
-  public void optional_spec111_registeredSubscribersMustReceiveOnNextOrOnCompleteSignals() {
-    throw new SkipException(UNICAST);
-  }
-
-  @Override
-  @Test
-  public void optional_spec111_multicast_mustProduceTheSameElementsInTheSameSequenceToAllOfItsSubscribersWhenRequestingOneByOne() {
-    throw new SkipException(UNICAST);
-  }
-
-  @Override
-  @Test
-  public void optional_spec111_multicast_mustProduceTheSameElementsInTheSameSequenceToAllOfItsSubscribersWhenRequestingManyUpfront() {
-    throw new SkipException(UNICAST);
-  }
-
-  @Override
-  @Test
-  public void optional_spec111_multicast_mustProduceTheSameElementsInTheSameSequenceToAllOfItsSubscribersWhenRequestingManyUpfrontAndCompleteAsExpected() {
-    throw new SkipException(UNICAST);
   }
 }

@@ -723,6 +723,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private void emitInbound() {
     CoreSubscriber<? super RdmaMessage> a = inbound;
     if (inboundCancelled) {
+      inbound = null; // rule 3.13: drop a cancelled subscriber (subscribe's drain comes after it set it)
       RdmaMessage m;
       while ((m = ready.poll()) != null) {
         if (m instanceof ReceivedView rv) {
@@ -751,6 +752,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     }
     if (closed && ready.isEmpty() && !inboundCancelled) {
       inboundTerminated = true;
+      inbound = null; // and a terminated one
       Throwable t = inboundError;
       if (t != null) {
         a.onError(t);

@@ -41,6 +41,8 @@ final class MemConnectionEndpoint extends AbstractRdmaResource implements Endpoi
   private final AtomicBoolean disconnected = new AtomicBoolean();
   private final Sinks.Empty<Void> onDisconnect = Sinks.empty();
   private volatile byte[] remotePrivateData;
+  /** What a reject sends the initiator. */
+  private volatile byte[] rejectData = new byte[0];
   /** Passive side: the request it answers; active side: its own once establishing. */
   private volatile @Nullable Request request;
   private volatile @Nullable MemConnectionEndpoint peer;
@@ -126,6 +128,12 @@ final class MemConnectionEndpoint extends AbstractRdmaResource implements Endpoi
   }
 
   @Override
+  public void reject(byte[] privateData) {
+    rejectData = privateData.clone();
+    close();
+  }
+
+  @Override
   public Mono<Void> establish() {
     return Mono.defer(() -> {
       ensureOpen();
@@ -185,7 +193,7 @@ final class MemConnectionEndpoint extends AbstractRdmaResource implements Endpoi
         r.cancel(); // a pending request goes away with its initiator
       } else {
         r.reject(new ConnectionException(ConnectionException.Reason.REFUSED,
-            "connection refused: the listener's side rejected it", null));
+            "connection refused: the listener's side rejected it", null), rejectData);
       }
     }
     // The peer hears of it before our QP fails its sends, so it can tell "peer gone" from a fault.
@@ -266,12 +274,18 @@ final class MemConnectionEndpoint extends AbstractRdmaResource implements Endpoi
     }
 
     void reject(ConnectionException e) {
+      reject(e, new byte[0]);
+    }
+
+    /** Refuses a request still pending, handing the initiator {@code privateData} as the reject's. */
+    void reject(ConnectionException e, byte[] privateData) {
       synchronized (this) {
         if (done) {
           return;
         }
         done = true;
       }
+      initiator.remotePrivateData = privateData;
       sink.error(e);
     }
 

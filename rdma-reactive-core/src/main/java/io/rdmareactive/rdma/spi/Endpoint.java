@@ -30,10 +30,17 @@ public interface Endpoint extends RdmaResource {
 
   /**
    * The peer's handshake private data: on the passive side its connect request's, from the start;
-   * on the active side its accept reply's, once {@link #establish} completed (empty before). May be
-   * padded with zeros by the fabric.
+   * on the active side its accept reply's, once {@link #establish} completed, or its reject's,
+   * once establish failed with REFUSED (empty before). May be padded with zeros by the fabric.
    */
   byte[] remotePrivateData();
+
+  /**
+   * Passive side, before {@link #establish}: refuses the connect request (rdma_reject) with
+   * {@code privateData}, which the initiator sees as its {@link #remotePrivateData()}, then
+   * closes this endpoint. Elsewhere it only closes.
+   */
+  void reject(byte[] privateData);
 
   /**
    * Connects (active side: rdma_connect) or accepts (passive side: rdma_accept), sending the options'
@@ -48,7 +55,10 @@ public interface Endpoint extends RdmaResource {
 
   /**
    * Completes when the connection is gone: the peer disconnected (RDMA_CM_EVENT_DISCONNECTED), or
-   * {@link #disconnect()} or {@link #close()} ran here. Never errors.
+   * {@link #disconnect()} or {@link #close()} ran here. Never errors. When the peer disconnected,
+   * this side's QP stays as it is until the owner calls {@link #disconnect()} (or closes): the owner
+   * moves it to ERROR from its own thread, after its last post, so that every posted work request
+   * gets its flush completion.
    */
   Mono<Void> onDisconnect();
 

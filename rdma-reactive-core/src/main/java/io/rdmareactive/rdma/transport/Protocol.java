@@ -58,4 +58,42 @@ final class Protocol {
       return size >= 64 && count >= 1 && max >= 1 ? new Hello(size, count, max) : null;
     }
   }
+
+  /**
+   * Why a server refused a connect request, in the reject's private data (librdmacm carries it
+   * to the initiator's REJECTED event), so that the client's REFUSED says why.
+   */
+  enum Reject {
+    TOO_MANY_CONNECTIONS("it serves its maximum of connections (RdmaOption.MAX_CONNECTIONS)"),
+    TOO_MANY_HANDSHAKES("too many handshakes are pending there (RdmaOption.MAX_PENDING_HANDSHAKES)"),
+    BAD_HELLO("the connect request had no valid rdma-reactive hello (a raw peer needs RdmaOption.RAW)"),
+    SHUTTING_DOWN("the server is shutting down");
+
+    static final int LENGTH = 8;
+    private static final byte KIND = 'R';
+
+    final String why;
+
+    Reject(String why) {
+      this.why = why;
+    }
+
+    byte[] encode() {
+      return ByteBuffer.allocate(LENGTH).putInt(MAGIC).put(VERSION).put(KIND).put((byte) ordinal()).put((byte) 0)
+          .array();
+    }
+
+    /** The reject reason in {@code data}, or null when it is not one of ours (zero padding allowed). */
+    static @Nullable Reject decode(byte[] data) {
+      if (data.length < LENGTH) {
+        return null;
+      }
+      ByteBuffer b = ByteBuffer.wrap(data);
+      if (b.getInt() != MAGIC || b.get() != VERSION || b.get() != KIND) {
+        return null;
+      }
+      int code = b.get() & 0xFF;
+      return code < values().length ? values()[code] : null;
+    }
+  }
 }

@@ -103,6 +103,8 @@ public final class RdmaClient {
     RdmaChannel channel = RdmaChannel.open(endpoint, c, address);
     return endpoint.establish()
         .timeout(remaining, Mono.error(() -> timedOut(c, c.connectTimeout())))
+        .onErrorMap(e -> refusal(e, endpoint, address))
+        .publishOn(Schedulers.boundedElastic()) // off the CM thread: what follows is user code
         .then(Mono.fromCallable(() -> {
           Protocol.Hello peer = null;
           if (!c.raw()) {
@@ -119,6 +121,18 @@ public final class RdmaClient {
         }))
         .onErrorResume(e -> channel.abort(e))
         .doOnCancel(() -> channel.abort(new CancellationException("connect cancelled")).subscribe(null, e -> {}));
+  }
+
+  /** A REFUSED with the server's reason, when its reject carried one. */
+  private static Throwable refusal(Throwable e, Endpoint endpoint, InetSocketAddress address) {
+    if (e instanceof ConnectionException ce && ce.reason() == ConnectionException.Reason.REFUSED) {
+      Protocol.Reject why = Protocol.Reject.decode(endpoint.remotePrivateData());
+      if (why != null) {
+        return new ConnectionException(ConnectionException.Reason.REFUSED, "the server at " + address
+            + " refused the connection: " + why.why, e);
+      }
+    }
+    return e;
   }
 
   private static ConnectionException timedOut(TransportConfig c, Duration timeout) {

@@ -1,6 +1,6 @@
 package io.rdmareactive.rdma.transport;
 
-import io.rdmareactive.rdma.verbs.CompletionStreamOptions;
+import java.time.Duration;
 import java.util.Locale;
 import java.util.function.Predicate;
 
@@ -22,6 +22,21 @@ public final class RdmaOption<T> {
   /** Sends of at most this many bytes go inline (IBV_SEND_INLINE); 0 disables (default). */
   public static final RdmaOption<Integer> INLINE_THRESHOLD =
       new RdmaOption<>("INLINE_THRESHOLD", Integer.class, v -> v >= 0 && v <= 1024, "0 .. 1024", 0);
+  /**
+   * Servers: connections served at once (default 10,000); a connect request beyond it is refused,
+   * and the client's {@code ConnectionException(REFUSED)} says so.
+   */
+  public static final RdmaOption<Integer> MAX_CONNECTIONS =
+      new RdmaOption<>("MAX_CONNECTIONS", Integer.class, v -> v >= 1, ">= 1", 10_000);
+  /**
+   * Servers: connect requests accepted but not yet established (default 128); beyond it a request
+   * is refused before any verbs object or buffer is made for it.
+   */
+  public static final RdmaOption<Integer> MAX_PENDING_HANDSHAKES =
+      new RdmaOption<>("MAX_PENDING_HANDSHAKES", Integer.class, v -> v >= 1, ">= 1", 128);
+  /** Servers: how long an accepted connection may take to become established (default 10 s). */
+  public static final RdmaOption<Duration> HANDSHAKE_TIMEOUT = new RdmaOption<>("HANDSHAKE_TIMEOUT", Duration.class,
+      v -> !v.isNegative() && !v.isZero(), "positive", Duration.ofSeconds(10));
   /** The verbs provider: {@code auto}, {@code native} or {@code in-memory} (default: the rdma.provider selection). */
   public static final RdmaOption<String> PROVIDER = new RdmaOption<>("PROVIDER", String.class,
       v -> switch (v.toLowerCase(Locale.ROOT)) {

@@ -1,5 +1,6 @@
 package io.rdmareactive.rdma.transport;
 
+import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.spi.ConnectionProvider;
 import io.rdmareactive.rdma.spi.Endpoint;
 import io.rdmareactive.rdma.spi.Listener;
@@ -9,6 +10,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import org.reactivestreams.Publisher;
@@ -123,11 +126,16 @@ public final class RdmaServer {
     private final Set<RdmaChannel> connections = ConcurrentHashMap.newKeySet();
     private final Sinks.Empty<Void> listening = Sinks.empty();
     private final Disposable accepting;
+    private final AtomicInteger pending = new AtomicInteger();
+    private final AtomicLong refused = new AtomicLong();
+    private final Set<Protocol.Reject> refusalsLogged = ConcurrentHashMap.newKeySet();
     private volatile boolean disposed;
 
     Bound(Listener listener) {
       this.listener = listener;
-      this.accepting = listener.incoming().subscribe(this::accept,
+      // Off the CM thread: registering buffers and the user's callbacks never hold up connection
+      // setup for the whole process (rdma-cm serves every id).
+      this.accepting = listener.incoming().publishOn(Schedulers.boundedElastic(), 1).subscribe(this::accept,
           e -> log.error("rdma-reactive: the listener on " + address() + " failed", e),
           () -> listening.tryEmitEmpty());
     }
@@ -137,20 +145,29 @@ public final class RdmaServer {
       if (!config.raw()) {
         peer = Protocol.Hello.decode(endpoint.remotePrivateData());
         if (peer == null) {
-          log.warn("rdma-reactive: rejecting a connect request to " + address()
-              + " without an rdma-reactive hello (a raw peer needs RdmaOption.RAW)");
-          endpoint.close();
+          refuse(endpoint, Protocol.Reject.BAD_HELLO);
           return;
         }
       }
+      TransportConfig.Limits limits = config.limits();
       if (disposed) {
-        endpoint.close();
+        refuse(endpoint, Protocol.Reject.SHUTTING_DOWN);
+        return;
+      }
+      if (connections.size() >= limits.maxConnections()) {
+        refuse(endpoint, Protocol.Reject.TOO_MANY_CONNECTIONS);
+        return;
+      }
+      if (pending.incrementAndGet() > limits.maxPendingHandshakes()) {
+        pending.decrementAndGet();
+        refuse(endpoint, Protocol.Reject.TOO_MANY_HANDSHAKES);
         return;
       }
       RdmaChannel channel;
       try {
         channel = RdmaChannel.open(endpoint, config, address());
       } catch (RuntimeException e) {
+        pending.decrementAndGet();
         log.error("rdma-reactive: could not set up a connection on " + address(), e);
         return;
       }
@@ -159,10 +176,22 @@ public final class RdmaServer {
         connections.remove(channel);
         onDisconnected.accept(channel);
       });
+      if (disposed) { // dispose() ran between the check above and the add: it did not see this one
+        pending.decrementAndGet();
+        channel.abort(new ConnectionException(ConnectionException.Reason.RESET, "the server on " + address()
+            + " is shutting down", null)).subscribe(null, x -> {});
+        return;
+      }
       Protocol.Hello hello = peer;
-      endpoint.establish().subscribe(null,
-          e -> channel.abort(e).subscribe(null, x -> log.debug("rdma-reactive: accept failed", x)),
-          () -> run(channel, hello));
+      Duration timeout = limits.handshakeTimeout();
+      endpoint.establish()
+          .timeout(timeout, Mono.error(() -> new ConnectionException(ConnectionException.Reason.TIMED_OUT,
+              "the handshake with a client of " + address() + " took longer than " + timeout.toMillis() + " ms", null)))
+          .publishOn(Schedulers.boundedElastic()) // off the CM thread: the handler is user code
+          .doFinally(signal -> pending.decrementAndGet())
+          .subscribe(null,
+              e -> channel.abort(e).subscribe(null, x -> log.debug("rdma-reactive: accept failed", x)),
+              () -> run(channel, hello));
     }
 
     private void run(RdmaChannel channel, Protocol.@org.jspecify.annotations.Nullable Hello peer) {
@@ -177,6 +206,22 @@ public final class RdmaServer {
       } catch (RuntimeException e) {
         log.error("rdma-reactive: the handler of " + channel + " threw", e);
         channel.dispose();
+      }
+    }
+
+    /** Rejects a connect request, telling the client why; logs the first refusal of each kind. */
+    private void refuse(Endpoint endpoint, Protocol.Reject why) {
+      refused.incrementAndGet();
+      String msg = "rdma-reactive: refusing a connect request to " + address() + ": " + why.why;
+      if (refusalsLogged.add(why)) {
+        log.warn(msg + " (further refusals of this kind are logged at debug level)");
+      } else {
+        log.debug(msg);
+      }
+      try {
+        endpoint.reject(why.encode());
+      } catch (RuntimeException e) {
+        log.debug("rdma-reactive: rejecting failed", e);
       }
     }
 

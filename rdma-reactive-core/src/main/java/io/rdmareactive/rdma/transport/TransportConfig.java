@@ -10,30 +10,42 @@ import org.jspecify.annotations.Nullable;
 
 /** The settings of a server or client; immutable, each {@code with} gives a copy. */
 record TransportConfig(String host, int port, int bufferSize, int bufferCount, int maxMessageSize,
-    int inlineThreshold, String provider, boolean raw, @Nullable RdmaLoopResources runOn, Duration connectTimeout) {
+    int inlineThreshold, String provider, boolean raw, @Nullable RdmaLoopResources runOn, Duration connectTimeout,
+    Limits limits) {
 
   static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
   static TransportConfig defaults(String host) {
     return new TransportConfig(host, 0, RdmaOption.BUFFER_SIZE.defaultValue(), RdmaOption.BUFFER_COUNT.defaultValue(),
         RdmaOption.MAX_MESSAGE_SIZE.defaultValue(), RdmaOption.INLINE_THRESHOLD.defaultValue(),
-        RdmaOption.PROVIDER.defaultValue(), RdmaOption.RAW.defaultValue(), null, DEFAULT_CONNECT_TIMEOUT);
+        RdmaOption.PROVIDER.defaultValue(), RdmaOption.RAW.defaultValue(), null, DEFAULT_CONNECT_TIMEOUT, Limits.DEFAULTS);
   }
 
   TransportConfig withHost(String host) {
     return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold,
-        provider, raw, runOn, connectTimeout);
+        provider, raw, runOn, connectTimeout, limits);
   }
 
   TransportConfig withPort(int port) {
     Addresses.checkPort(port);
     return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold,
-        provider, raw, runOn, connectTimeout);
+        provider, raw, runOn, connectTimeout, limits);
+  }
+
+  private TransportConfig withLimits(Limits l) {
+    return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold,
+        provider, raw, runOn, connectTimeout, l);
+  }
+
+  /** A server's limits: connections, pending handshakes, and how long a handshake may take. */
+  record Limits(int maxConnections, int maxPendingHandshakes, Duration handshakeTimeout) {
+    static final Limits DEFAULTS = new Limits(RdmaOption.MAX_CONNECTIONS.defaultValue(),
+        RdmaOption.MAX_PENDING_HANDSHAKES.defaultValue(), RdmaOption.HANDSHAKE_TIMEOUT.defaultValue());
   }
 
   TransportConfig withLoops(RdmaLoopResources loops) {
     return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold,
-        provider, raw, loops, connectTimeout);
+        provider, raw, loops, connectTimeout, limits);
   }
 
   TransportConfig withConnectTimeout(Duration timeout) {
@@ -41,7 +53,7 @@ record TransportConfig(String host, int port, int bufferSize, int bufferCount, i
       throw new IllegalArgumentException("connect timeout must be positive, was " + timeout);
     }
     return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold,
-        provider, raw, runOn, timeout);
+        provider, raw, runOn, timeout, limits);
   }
 
   <T> TransportConfig with(RdmaOption<T> option, T value) {
@@ -60,6 +72,12 @@ record TransportConfig(String host, int port, int bufferSize, int bufferCount, i
       mm = (Integer) v;
     } else if (option == RdmaOption.INLINE_THRESHOLD) {
       it = (Integer) v;
+    } else if (option == RdmaOption.MAX_CONNECTIONS) {
+      return withLimits(new Limits((Integer) v, limits.maxPendingHandshakes, limits.handshakeTimeout));
+    } else if (option == RdmaOption.MAX_PENDING_HANDSHAKES) {
+      return withLimits(new Limits(limits.maxConnections, (Integer) v, limits.handshakeTimeout));
+    } else if (option == RdmaOption.HANDSHAKE_TIMEOUT) {
+      return withLimits(new Limits(limits.maxConnections, limits.maxPendingHandshakes, (Duration) v));
     } else if (option == RdmaOption.PROVIDER) {
       pr = ((String) v).toLowerCase(Locale.ROOT);
     } else if (option == RdmaOption.RAW) {
@@ -67,7 +85,7 @@ record TransportConfig(String host, int port, int bufferSize, int bufferCount, i
     } else {
       throw new IllegalArgumentException("unknown option " + option);
     }
-    return new TransportConfig(host, port, bs, bc, mm, it, pr, rw, runOn, connectTimeout);
+    return new TransportConfig(host, port, bs, bc, mm, it, pr, rw, runOn, connectTimeout, limits);
   }
 
   /** Receive buffers: framed mode keeps two beyond the demand-driven ones (see RdmaChannel). */

@@ -549,4 +549,75 @@ public abstract class AbstractTransportConformanceTest {
   private static long loopThreads(String prefix) {
     return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith(prefix)).count();
   }
+
+  // ---- limits -------------------------------------------------------------------------------
+
+  @Test
+  void aServerAtItsConnectionLimitRefusesAndSaysWhy() {
+    DisposableRdmaServer server = bind(server().option(RdmaOption.MAX_CONNECTIONS, 2)
+        .handle((in, out) -> out.send(in.receive())));
+    RdmaConnection a = connect(client(server));
+    connect(client(server));
+    StepVerifier.create(client(server).connect())
+        .expectErrorSatisfies(e -> {
+          assertReason(e, ConnectionException.Reason.REFUSED);
+          assertThat(e).hasMessageContaining("MAX_CONNECTIONS");
+        })
+        .verify(WAIT);
+    a.dispose();
+    StepVerifier.create(a.onDispose()).verifyComplete();
+    // Once the server has freed a's side, there is room again.
+    RdmaConnection c = Mono.defer(() -> client(server).connect())
+        .retryWhen(reactor.util.retry.Retry.fixedDelay(100, Duration.ofMillis(100))
+            .filter(e -> e instanceof ConnectionException ce && ce.reason() == ConnectionException.Reason.REFUSED))
+        .block(WAIT);
+    clients.add(c);
+    StepVerifier.create(c.outbound().sendString(Mono.just("room")).thenMany(c.inbound().receiveString().take(1)))
+        .expectNext("room").verifyComplete();
+  }
+
+  @Test
+  void aConnectRequestWithoutHelloIsRefusedAndSaysWhy() {
+    DisposableRdmaServer server = bind(server().handle((in, out) -> out.send(in.receive())));
+    ConnectionProvider cp = connections();
+    var endpoint = cp.connect(new InetSocketAddress(host(), server.port()), new EndpointOptions(4, 4, 0, new byte[0]),
+        WAIT).block(WAIT);
+    try {
+      StepVerifier.create(endpoint.establish())
+          .expectErrorSatisfies(e -> assertReason(e, ConnectionException.Reason.REFUSED))
+          .verify(WAIT);
+      assertThat(Protocol.Reject.decode(endpoint.remotePrivateData())).isEqualTo(Protocol.Reject.BAD_HELLO);
+    } finally {
+      endpoint.close();
+    }
+    RdmaConnection good = connect(client(server));
+    StepVerifier.create(good.outbound().sendString(Mono.just("still")).thenMany(good.inbound().receiveString().take(1)))
+        .expectNext("still").verifyComplete();
+  }
+
+  @Test
+  void connectRequestsBeyondThePendingHandshakeLimitAreRefusedAndTheServerKeepsServing() {
+    DisposableRdmaServer server = bind(server().option(RdmaOption.MAX_PENDING_HANDSHAKES, 1)
+        .option(RdmaOption.BUFFER_COUNT, 4).handle((in, out) -> out.send(in.receive())));
+    AtomicInteger refused = new AtomicInteger();
+    List<RdmaConnection> made = Flux.range(0, 16)
+        .flatMap(i -> client(server).option(RdmaOption.BUFFER_COUNT, 4).connect()
+            .onErrorResume(e -> {
+              assertReason(e, ConnectionException.Reason.REFUSED);
+              assertThat(e).hasMessageContaining("MAX_PENDING_HANDSHAKES");
+              refused.incrementAndGet();
+              return Mono.empty();
+            }), 16)
+        .collectList().block(WAIT);
+    clients.addAll(made);
+    assertThat(made.size() + refused.get()).isEqualTo(16);
+    assertThat(made).isNotEmpty();
+    RdmaConnection good = Mono.defer(() -> client(server).connect())
+        .retryWhen(reactor.util.retry.Retry.fixedDelay(100, Duration.ofMillis(100))
+            .filter(e -> e instanceof ConnectionException ce && ce.reason() == ConnectionException.Reason.REFUSED))
+        .block(WAIT);
+    clients.add(good);
+    StepVerifier.create(good.outbound().sendString(Mono.just("served")).thenMany(good.inbound().receiveString().take(1)))
+        .expectNext("served").verifyComplete();
+  }
 }

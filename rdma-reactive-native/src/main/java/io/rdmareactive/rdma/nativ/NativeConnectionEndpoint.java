@@ -58,6 +58,8 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
   private final NativeQueuePair qp;
   private final Sinks.Empty<Void> onDisconnect = Sinks.empty();
   private volatile byte[] remotePrivateData;
+  /** What a reject sends the initiator. */
+  private volatile byte[] rejectData = new byte[0];
   // guarded by this
   private State state = State.INIT;
   private @Nullable MonoSink<Void> establishing;
@@ -287,11 +289,16 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
           s.success();
         }
       }
-      case REJECTED -> gone(activeSide
+      case REJECTED -> {
+        if (activeSide) {
+          remotePrivateData = event.privateData(); // the listener's reason, when it gave one
+        }
+        gone(activeSide
           ? new ConnectionException(ConnectionException.Reason.REFUSED, "connection to " + address
               + " refused (reject reason " + event.status() + ": nobody listens there, or the listener rejected it)",
               null)
           : reset("the initiator gave up before the connection was established"));
+      }
       case CONNECT_ERROR, UNREACHABLE -> gone(new ConnectionException(ConnectionException.Reason.UNREACHABLE,
           (activeSide ? "connecting to " : "accepting on ") + address + ": " + RdmaCm.eventName(event.type().ordinal())
               + (event.status() == 0 ? "" : " (status " + event.status() + ")"), null));
@@ -303,11 +310,21 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
 
   /** The connection is over from the CM's side: a pending establish fails, then as {@link #disconnect()}. */
   private void gone(ConnectionException ifEstablishing) {
+    boolean established;
     synchronized (this) {
       peerGone = true;
+      established = state == State.ESTABLISHED;
     }
     failEstablish(ifEstablishing);
-    disconnect(); // answers the peer's DREQ (the IB CM waits for rdma_disconnect) and flushes the QP
+    if (established) {
+      // The owner answers the peer's DREQ with disconnect(), which flushes the QP, from its own
+      // thread after its last post. Moving the QP to ERROR here, on the CM thread, raced the
+      // receives the owner was still posting, and on rxe a receive posted after the flush pass
+      // never completes: closes then waited for flush completions that never came.
+      onDisconnect.tryEmitEmpty();
+    } else {
+      disconnect(); // rejects or abandons the attempt and flushes what was posted for it
+    }
   }
 
   /*
@@ -335,6 +352,12 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
   }
 
   @Override
+  public void reject(byte[] privateData) {
+    rejectData = privateData.clone();
+    close();
+  }
+
+  @Override
   public void disconnect() {
     boolean reject;
     synchronized (this) {
@@ -348,7 +371,7 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
     onDisconnect.tryEmitEmpty();
     try {
       if (reject) {
-        cm.reject(new byte[0]);
+        cm.reject(rejectData);
         qp.toError(); // flushes receives posted before the accept that never came
       } else {
         cm.disconnect(); // librdmacm moves the QP to ERROR first, then tells the peer

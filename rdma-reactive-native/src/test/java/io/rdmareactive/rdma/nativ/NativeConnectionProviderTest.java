@@ -178,7 +178,9 @@ class NativeConnectionProviderTest {
           client.disconnect(); // idempotent
           StepVerifier.create(client.onDisconnect()).expectComplete().verify(WAIT);
           StepVerifier.create(server.onDisconnect()).expectComplete().verify(WAIT);
-          // The server's QP went to ERROR with it: its outstanding receive is flushed.
+          // The server answers with its own disconnect (after its last post): its QP goes to
+          // ERROR then, and its outstanding receive is flushed.
+          server.disconnect();
           StepVerifier.create(server.completionQueue().completions().take(1))
               .assertNext(wc -> {
                 assertThat(wc.wrId()).isEqualTo(3);

@@ -59,12 +59,6 @@ public class RdmaAutoConfiguration {
   @Bean(destroyMethod = "dispose")
   @ConditionalOnMissingBean
   RdmaLoopResources rdmaLoopResources(RdmaProperties properties) {
-    if (properties.getLoops() < 1) {
-      throw new IllegalArgumentException("rdma.loops must be >= 1, was " + properties.getLoops());
-    }
-    if (properties.getPollBudget().isNegative()) {
-      throw new IllegalArgumentException("rdma.poll-budget must be >= 0, was " + properties.getPollBudget());
-    }
     return properties.getCompletionMode() == CompletionStreamOptions.Mode.BUSY_POLL
         ? RdmaLoopResources.busyPoll("rdma-loop", properties.getLoops(), IdleStrategy.backoff())
         : RdmaLoopResources.create("rdma-loop", properties.getLoops(), properties.getPollBudget());
@@ -119,6 +113,9 @@ public class RdmaAutoConfiguration {
           .option(RdmaOption.MAX_MESSAGE_SIZE, p.getMaxMessageSize())
           .option(RdmaOption.INLINE_THRESHOLD, p.getInlineThreshold())
           .option(RdmaOption.RAW, p.isRaw())
+          .option(RdmaOption.MAX_CONNECTIONS, p.getMaxConnections())
+          .option(RdmaOption.MAX_PENDING_HANDSHAKES, p.getMaxPendingHandshakes())
+          .option(RdmaOption.HANDSHAKE_TIMEOUT, p.getHandshakeTimeout())
           .runOn(loops)
           .doOnConnection(c -> observer.connected("server", c))
           .doOnDisconnected(c -> observer.disconnected("server", c))

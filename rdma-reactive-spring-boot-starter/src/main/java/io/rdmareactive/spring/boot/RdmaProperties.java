@@ -1,6 +1,7 @@
 package io.rdmareactive.spring.boot;
 
 import io.rdmareactive.rdma.transport.RdmaLoopResources;
+import io.rdmareactive.rdma.transport.RdmaOption;
 import io.rdmareactive.rdma.verbs.CompletionStreamOptions;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -177,6 +178,39 @@ public class RdmaProperties implements Validator {
     /** How long stopping waits for connections to drain and be freed. */
     private Duration shutdownTimeout = Duration.ofSeconds(30);
 
+    /** Connections served at once; connect requests beyond it are refused, saying why. */
+    private int maxConnections = RdmaOption.MAX_CONNECTIONS.defaultValue();
+
+    /** Connect requests accepted but not yet established; beyond it requests are refused. */
+    private int maxPendingHandshakes = RdmaOption.MAX_PENDING_HANDSHAKES.defaultValue();
+
+    /** How long an accepted connection may take to become established. */
+    private Duration handshakeTimeout = RdmaOption.HANDSHAKE_TIMEOUT.defaultValue();
+
+    public int getMaxConnections() {
+      return maxConnections;
+    }
+
+    public void setMaxConnections(int maxConnections) {
+      this.maxConnections = maxConnections;
+    }
+
+    public int getMaxPendingHandshakes() {
+      return maxPendingHandshakes;
+    }
+
+    public void setMaxPendingHandshakes(int maxPendingHandshakes) {
+      this.maxPendingHandshakes = maxPendingHandshakes;
+    }
+
+    public Duration getHandshakeTimeout() {
+      return handshakeTimeout;
+    }
+
+    public void setHandshakeTimeout(Duration handshakeTimeout) {
+      this.handshakeTimeout = handshakeTimeout;
+    }
+
     public boolean isEnabled() {
       return enabled;
     }
@@ -261,6 +295,13 @@ public class RdmaProperties implements Validator {
     check(errors, "server.port", s.getPort(), s.getPort() >= 0 && s.getPort() <= 65_535, "must be 0 .. 65535");
     check(errors, "server.shutdown-timeout", s.getShutdownTimeout(), !s.getShutdownTimeout().isNegative(),
         "must not be negative");
+    check(errors, "server.max-connections", s.getMaxConnections(), s.getMaxConnections() >= 1, "must be >= 1");
+    check(errors, "server.max-pending-handshakes", s.getMaxPendingHandshakes(), s.getMaxPendingHandshakes() >= 1,
+        "must be >= 1");
+    check(errors, "server.handshake-timeout", s.getHandshakeTimeout(),
+        !s.getHandshakeTimeout().isNegative() && !s.getHandshakeTimeout().isZero(), "must be positive");
+    check(errors, "loops", p.getLoops(), p.getLoops() >= 1, "must be >= 1");
+    check(errors, "poll-budget", p.getPollBudget(), !p.getPollBudget().isNegative(), "must not be negative");
     transport(errors, "server", s);
     p.getClients().forEach((name, c) -> {
       String at = "clients." + name;

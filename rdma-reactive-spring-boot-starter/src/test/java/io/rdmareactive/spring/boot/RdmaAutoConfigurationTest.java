@@ -76,6 +76,7 @@ class RdmaAutoConfigurationTest {
         "rdma.server.host=127.0.0.1", "rdma.server.port=0", "rdma.server.buffer-size=4096",
         "rdma.server.buffer-count=16", "rdma.server.max-message-size=65536", "rdma.server.inline-threshold=64",
         "rdma.loops=3", "rdma.poll-budget=20us", "rdma.server.shutdown-timeout=5s",
+        "rdma.server.max-connections=100", "rdma.server.max-pending-handshakes=8", "rdma.server.handshake-timeout=3s",
         "rdma.clients.pricing.host=10.0.0.1", "rdma.clients.pricing.port=9000",
         "rdma.clients.pricing.connect-timeout=3s", "rdma.clients.pricing.buffer-count=8",
         "rdma.clients.audit.port=9001").run(ctx -> {
@@ -90,6 +91,9 @@ class RdmaAutoConfigurationTest {
           assertThat(s.getBufferCount()).isEqualTo(16);
           assertThat(s.getMaxMessageSize()).isEqualTo(65536);
           assertThat(s.getInlineThreshold()).isEqualTo(64);
+          assertThat(s.getMaxConnections()).isEqualTo(100);
+          assertThat(s.getMaxPendingHandshakes()).isEqualTo(8);
+          assertThat(s.getHandshakeTimeout()).isEqualTo(Duration.ofSeconds(3));
           assertThat(p.getLoops()).isEqualTo(3);
           assertThat(p.getPollBudget()).isEqualTo(Duration.ofNanos(20_000));
           RdmaLoopResources loops = ctx.getBean(RdmaLoopResources.class);
@@ -125,6 +129,11 @@ class RdmaAutoConfigurationTest {
         .run(ctx -> assertThat(ctx).hasFailed().getFailure().rootCause()
             .hasMessageContaining("rdma.server.buffer-count must be 1 .. 16384, was 0")
             .hasMessageContaining("rdma.server.inline-threshold must be 0 .. 1024, was 4096"));
+    inMemory.withPropertyValues("rdma.loops=0", "rdma.server.max-connections=0", "rdma.server.handshake-timeout=0s")
+        .run(ctx -> assertThat(ctx).hasFailed().getFailure().rootCause()
+            .hasMessageContaining("rdma.loops must be >= 1, was 0")
+            .hasMessageContaining("rdma.server.max-connections must be >= 1, was 0")
+            .hasMessageContaining("rdma.server.handshake-timeout must be positive"));
     // Not a value of the enum: Boot's conversion failure names the property.
     runner.withPropertyValues("rdma.provider=fpga").run(ctx -> assertThat(ctx).hasFailed()
         .getFailure().hasStackTraceContaining("rdma.provider"));

@@ -567,11 +567,7 @@ public abstract class AbstractTransportConformanceTest {
     a.dispose();
     StepVerifier.create(a.onDispose()).verifyComplete();
     // Once the server has freed a's side, there is room again.
-    RdmaConnection c = Mono.defer(() -> client(server).connect())
-        .retryWhen(reactor.util.retry.Retry.fixedDelay(100, Duration.ofMillis(100))
-            .filter(e -> e instanceof ConnectionException ce && ce.reason() == ConnectionException.Reason.REFUSED))
-        .block(WAIT);
-    clients.add(c);
+    RdmaConnection c = connectOnceThereIsRoom(server);
     StepVerifier.create(c.outbound().sendString(Mono.just("room")).thenMany(c.inbound().receiveString().take(1)))
         .expectNext("room").verifyComplete();
   }
@@ -612,12 +608,18 @@ public abstract class AbstractTransportConformanceTest {
     clients.addAll(made);
     assertThat(made.size() + refused.get()).isEqualTo(16);
     assertThat(made).isNotEmpty();
-    RdmaConnection good = Mono.defer(() -> client(server).connect())
+    RdmaConnection good = connectOnceThereIsRoom(server);
+    StepVerifier.create(good.outbound().sendString(Mono.just("served")).thenMany(good.inbound().receiveString().take(1)))
+        .expectNext("served").verifyComplete();
+  }
+
+  /** Connects, retrying while the server refuses (it frees a closed connection's side asynchronously). */
+  private RdmaConnection connectOnceThereIsRoom(DisposableRdmaServer server) {
+    RdmaConnection c = Mono.defer(() -> client(server).connect())
         .retryWhen(reactor.util.retry.Retry.fixedDelay(100, Duration.ofMillis(100))
             .filter(e -> e instanceof ConnectionException ce && ce.reason() == ConnectionException.Reason.REFUSED))
         .block(WAIT);
-    clients.add(good);
-    StepVerifier.create(good.outbound().sendString(Mono.just("served")).thenMany(good.inbound().receiveString().take(1)))
-        .expectNext("served").verifyComplete();
+    clients.add(c);
+    return c;
   }
 }

@@ -120,7 +120,6 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private final int receiveCount;
   private final int sendCount;
   private final int sendDepth;
-  private final int threshold;
   private final Arena arena;
   private final MemorySegment receiveMemory;
   private final MemorySegment sendMemory;
@@ -167,10 +166,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private boolean flushedBeforeStart;
   private int chunk;
   private long maxMessage;
-  private long credits = RESERVE;
-  private long grantedTotal = RESERVE;
-  private long peerArrivals;
-  private int grantsPending;
+  private final CreditWindow window;
   private int posted;
   private int held;
   private int readyHeld;
@@ -242,7 +238,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     this.receiveCount = config.receiveBuffers();
     this.sendCount = config.bufferCount();
     this.sendDepth = config.sendQueueDepth();
-    this.threshold = Math.max(2, bufferCount / 4);
+    this.window = new CreditWindow(bufferCount);
     this.chunk = bufferSize;
     this.maxMessage = raw ? Math.min(bufferSize, config.maxMessageSize()) : config.maxMessageSize();
     Arena a = Arena.ofShared();
@@ -343,7 +339,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   @Override
   public RdmaStatistics statistics() {
     return new RdmaStatistics(messagesSent, messagesReceived, bytesSent, bytesReceived, creditUpdatesSent,
-        creditUpdatesReceived, credits, maxSendsInFlight, receiverNotReady, creditViolations, creditStalls,
+        creditUpdatesReceived, window.credits(), maxSendsInFlight, receiverNotReady, creditViolations, creditStalls,
         completionErrors);
   }
 
@@ -628,8 +624,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
         return;
       }
       int imm = immediateData;
-      credits += imm & Protocol.GRANT_MASK;
-      peerArrivals++;
+      window.arrived(imm);
       if ((imm & Protocol.CREDIT) != 0) {
         creditUpdatesReceived++;
         freeReceives[freeReceiveCount++] = index;
@@ -773,7 +768,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     while (posted < target && freeReceiveCount > 0) {
       postReceive();
       if (!raw) {
-        grantsPending++;
+        window.receivePosted();
       }
     }
   }
@@ -864,13 +859,13 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     if (up == null || src.upstreamDone || src.cancelled) {
       return;
     }
-    long capacity = raw ? freeSendCount : Math.min(credits - 1, freeSendCount);
+    long capacity = raw ? freeSendCount : Math.min(window.dataCapacity(), freeSendCount);
     long want = capacity - (src.requested - src.polled) - (current != null ? 1 : 0);
     if (want > 0) {
       creditStalled = false;
       src.requested += want;
       up.request(want);
-    } else if (!raw && credits < 2 && src.requested == src.polled && !creditStalled) {
+    } else if (!raw && !window.canSendData() && src.requested == src.polled && !creditStalled) {
       creditStalled = true; // a live publisher gets no demand until the receiver grants credits
       creditStalls++;
     }
@@ -880,7 +875,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private boolean postChunks() {
     Object m = current;
     for (;;) {
-      if (!raw && credits < 2) {
+      if (!raw && !window.canSendData()) {
         if (!creditStalled) {
           creditStalled = true;
           creditStalls++;
@@ -907,16 +902,13 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       int inline = config.inlineThreshold();
       sendRequest.flags(SendRequest.SIGNALED | (inline > 0 && length <= inline ? SendRequest.INLINE : 0));
       if (!raw) {
-        sendRequest.immediate(Protocol.immediate(grantsPending, more, false));
+        sendRequest.immediate(window.header(more, false));
       }
       qp.postSend(sendRequest);
       if (!raw) {
-        if (credits < 1) {
+        if (!window.sent()) {
           creditViolations++;
         }
-        credits--;
-        grantedTotal += grantsPending;
-        grantsPending = 0;
       }
       sent();
       dataPosted++;
@@ -944,19 +936,12 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   }
 
   private void sendCredits() {
-    if (raw || !started || grantsPending < 2 || credits < 1 || sendsOutstanding >= sendDepth) {
+    if (raw || !started || sendsOutstanding >= sendDepth || !window.creditUpdateDue()) {
       return;
     }
-    long peerCredits = grantedTotal - peerArrivals;
-    if (grantsPending < threshold && peerCredits > grantsPending) {
-      return;
-    }
-    sendRequest.reset(CREDIT, SendRequest.Opcode.SEND_WITH_IMM)
-        .immediate(Protocol.immediate(grantsPending, false, true));
+    sendRequest.reset(CREDIT, SendRequest.Opcode.SEND_WITH_IMM).immediate(window.header(false, true));
     qp.postSend(sendRequest);
-    credits--;
-    grantedTotal += grantsPending;
-    grantsPending = 0;
+    window.sent(); // creditUpdateDue() saw a credit
     creditUpdatesSent++;
     sent();
   }

@@ -164,22 +164,16 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private int freeSendCount;
   private boolean started;
   private boolean flushedBeforeStart;
-  private int chunk;
-  private long maxMessage;
+  private final Fragmenter fragmenter;
   private final CreditWindow window;
   private int posted;
   private int held;
   private int readyHeld;
   private int sendsOutstanding;
   private final ArrayDeque<RdmaMessage> ready = new ArrayDeque<>();
-  private byte @Nullable [] assembly;
-  private int assemblyLength;
+  private final Reassembler reassembler;
   private final ArrayDeque<SendSource> sources = new ArrayDeque<>();
   private final ArrayDeque<SendSource> awaitingAck = new ArrayDeque<>();
-  /** The message being posted: a byte[], a ReceivedView of this connection or a MemorySegment, copied from as is. */
-  private @Nullable Object current;
-  private long currentLength;
-  private long currentOffset;
   private long dataPosted;
   private long dataCompleted;
   /** Sequence number of the first data send that failed; sends before it were delivered. */
@@ -239,8 +233,9 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     this.sendCount = config.bufferCount();
     this.sendDepth = config.sendQueueDepth();
     this.window = new CreditWindow(bufferCount);
-    this.chunk = bufferSize;
-    this.maxMessage = raw ? Math.min(bufferSize, config.maxMessageSize()) : config.maxMessageSize();
+    this.fragmenter = new Fragmenter(bufferSize,
+        raw ? Math.min(bufferSize, config.maxMessageSize()) : config.maxMessageSize());
+    this.reassembler = new Reassembler(config.maxMessageSize());
     Arena a = Arena.ofShared();
     MemoryRegion rr = null;
     MemoryRegion sr = null;
@@ -562,8 +557,8 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   private void startLocked(Protocol.@Nullable Hello peer) {
     if (peer != null) {
-      chunk = Math.min(bufferSize, peer.bufferSize());
-      maxMessage = Math.min(config.maxMessageSize(), peer.maxMessageSize());
+      fragmenter.limits(Math.min(bufferSize, peer.bufferSize()),
+          Math.min(config.maxMessageSize(), peer.maxMessageSize()));
     }
     started = true;
     if (flushedBeforeStart && failure == null && !peerDisconnected) {
@@ -632,12 +627,13 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       }
       int length = byteLength;
       bytesReceived += length;
-      if ((imm & Protocol.MORE) != 0 || assembly != null) {
-        appendFragment(index, length);
+      if (reassembler.isFragment(imm)) {
+        if (!reassembler.append(receiveMemory, (long) index * bufferSize, length)) {
+          protocolError("the peer sent a message above the maximum of " + config.maxMessageSize() + " bytes");
+        }
         freeReceives[freeReceiveCount++] = index;
-        if ((imm & Protocol.MORE) == 0 && assembly != null) {
-          byte[] whole = assemblyLength == assembly.length ? assembly : java.util.Arrays.copyOf(assembly, assemblyLength);
-          assembly = null;
+        byte[] whole = reassembler.complete(imm);
+        if (whole != null) {
           ready.add(new HeapMessage(whole));
           messagesReceived++;
         }
@@ -688,25 +684,6 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     ready.add(new ReceivedView(index, length));
     readyHeld++;
     messagesReceived++;
-  }
-
-  private void appendFragment(int index, int length) {
-    long total = (long) assemblyLength + length;
-    if (total > config.maxMessageSize()) {
-      protocolError("the peer sent a message above the maximum of " + config.maxMessageSize() + " bytes");
-      assembly = null;
-      return;
-    }
-    if (assembly == null) {
-      assembly = new byte[Math.max(length * 2, 1024)];
-      assemblyLength = 0;
-    } else if (total > assembly.length) {
-      assembly = java.util.Arrays.copyOf(assembly, (int) Math.min(config.maxMessageSize(),
-          Math.max(total, (long) assembly.length * 2)));
-    }
-    MemorySegment.copy(receiveMemory, ValueLayout.JAVA_BYTE, (long) index * bufferSize, assembly, assemblyLength,
-        length);
-    assemblyLength += length;
   }
 
   private void protocolError(String what) {
@@ -784,7 +761,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       return;
     }
     for (;;) {
-      if (current == null) {
+      if (fragmenter.message() == null) {
         SendSource src = sources.peek();
         if (src == null) {
           return;
@@ -832,17 +809,15 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
           continue;
         }
         long size = lengthOf(sendable);
-        if (size > maxMessage) {
+        if (!fragmenter.fits(size)) {
           if (sendable instanceof ReceivedView rv) {
             rv.release();
           }
           sources.poll();
-          src.fail(new MessageTooLargeException(size, maxMessage));
+          src.fail(new MessageTooLargeException(size, fragmenter.maxMessage()));
           continue;
         }
-        current = sendable;
-        currentLength = size;
-        currentOffset = 0;
+        fragmenter.start(sendable, size);
       }
       if (!postChunks()) {
         SendSource head = sources.peek();
@@ -860,7 +835,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       return;
     }
     long capacity = raw ? freeSendCount : Math.min(window.dataCapacity(), freeSendCount);
-    long want = capacity - (src.requested - src.polled) - (current != null ? 1 : 0);
+    long want = capacity - (src.requested - src.polled) - (fragmenter.message() != null ? 1 : 0);
     if (want > 0) {
       creditStalled = false;
       src.requested += want;
@@ -873,7 +848,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   /** Posts fragments of the current message; false when out of credits or send buffers. */
   private boolean postChunks() {
-    Object m = current;
+    Object m = fragmenter.message();
     for (;;) {
       if (!raw && !window.canSendData()) {
         if (!creditStalled) {
@@ -886,16 +861,16 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
         return false;
       }
       creditStalled = false;
-      long remaining = currentLength - currentOffset;
-      int length = (int) Math.min(remaining, chunk);
-      boolean more = remaining > length;
+      int length = fragmenter.nextLength();
+      boolean more = fragmenter.moreAfter(length);
+      long from = fragmenter.offset();
       int index = freeSends[--freeSendCount];
       long offset = (long) index * bufferSize;
       switch (m) {
-        case byte[] b -> MemorySegment.copy(b, (int) currentOffset, sendMemory, ValueLayout.JAVA_BYTE, offset, length);
-        case ReceivedView v -> MemorySegment.copy(receiveMemory, (long) v.index * bufferSize + currentOffset,
+        case byte[] b -> MemorySegment.copy(b, (int) from, sendMemory, ValueLayout.JAVA_BYTE, offset, length);
+        case ReceivedView v -> MemorySegment.copy(receiveMemory, (long) v.index * bufferSize + from,
             sendMemory, offset, length);
-        default -> MemorySegment.copy((MemorySegment) m, currentOffset, sendMemory, offset, length);
+        default -> MemorySegment.copy((MemorySegment) m, from, sendMemory, offset, length);
       }
       sendRequest.reset(DATA | index, raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM)
           .gather(sendRegion, offset, length);
@@ -913,13 +888,11 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       sent();
       dataPosted++;
       bytesSent += length;
-      currentOffset += length;
-      if (!more) {
+      if (fragmenter.advance(length)) {
         if (messageEndsSize < messageEnds.length) { // at most one per send buffer; statistics only
           messageEnds[(messageEndsHead + messageEndsSize) % messageEnds.length] = dataPosted;
           messageEndsSize++;
         }
-        current = null;
         if (m instanceof ReceivedView v) {
           v.release(); // copied: its receive buffer can go back
         }
@@ -955,7 +928,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     if (item instanceof byte[] || item instanceof MemorySegment) {
       return item;
     }
-    if (item instanceof ReceivedView rv && rv.belongsTo(this) && rv.length() <= chunk) {
+    if (item instanceof ReceivedView rv && rv.belongsTo(this) && rv.length() <= fragmenter.chunk()) {
       if (rv.isReleased()) {
         throw new IllegalStateException("message already released");
       }
@@ -1015,10 +988,9 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       sendError = new ResourceClosedException(toString());
     }
     Throwable e = sendError();
-    if (current instanceof ReceivedView v) {
+    if (fragmenter.abandon() instanceof ReceivedView v) {
       v.release();
     }
-    current = null;
     SendSource s;
     while ((s = sources.poll()) != null) {
       s.fail(e);
@@ -1063,7 +1035,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       ready.add(m instanceof ReceivedView rv ? new HeapMessage(rv.toByteArray()) : m);
     }
     readyHeld = 0;
-    assembly = null;
+    reassembler.clear();
     Subscription s = completionSubscription;
     if (s != null) {
       s.cancel();

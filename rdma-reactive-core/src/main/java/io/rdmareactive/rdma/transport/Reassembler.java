@@ -28,7 +28,8 @@ final class Reassembler {
    * the message, when it grows over the maximum size (a protocol error).
    */
   boolean append(MemorySegment from, long offset, int length) {
-    long total = (long) assemblyLength + length;
+    // A new message starts from zero: the length of the last one (kept for its copy) is stale.
+    long total = (assembly == null ? 0L : assemblyLength) + length;
     if (total > maxMessageSize) {
       assembly = null;
       return false;

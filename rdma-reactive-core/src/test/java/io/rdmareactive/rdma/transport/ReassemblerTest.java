@@ -107,4 +107,19 @@ class ReassemblerTest {
     byte[] whole = r.complete(LAST);
     assertThat(whole).hasSize(1024).isEqualTo(expected(1024));
   }
+
+  @Test
+  void eachMessageCountsOnlyItsOwnBytesAgainstTheMaximum() {
+    Reassembler r = new Reassembler(3000);
+    assertThat(feed(r, 3000, 1024)).hasSize(3000);
+    assertThat(feed(r, 2500, 1024)).as("the previous message's length is not carried over").hasSize(2500);
+  }
+
+  @Test
+  void aRefusedMessageDoesNotCountAgainstTheNextOne() {
+    Reassembler r = new Reassembler(2000);
+    r.append(bytes(0, 1024), 0, 1024);
+    assertThat(r.append(bytes(0, 1024), 0, 1024)).isFalse();
+    assertThat(feed(r, 2000, 1024)).isEqualTo(expected(2000));
+  }
 }

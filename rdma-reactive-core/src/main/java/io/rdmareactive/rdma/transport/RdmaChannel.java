@@ -185,24 +185,9 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private @Nullable Throwable sendError;
   private int drainFailures;
 
-  // Statistics: written by the drain, read by anyone.
-  private volatile long messagesSent;
-  private volatile long messagesReceived;
-  private volatile long bytesSent;
-  private volatile long bytesReceived;
-  private volatile long creditUpdatesSent;
-  private volatile long creditUpdatesReceived;
-  private volatile int maxSendsInFlight;
-  private volatile long receiverNotReady;
-  private volatile long creditViolations;
-  private volatile long creditStalls;
-  private volatile long completionErrors;
+  private final ChannelCounters counters;
   /** Whether the sender is waiting for credits now; a stall is counted once, when it starts. */
   private boolean creditStalled;
-  /** Sequence numbers of the last data send of each message in flight (a ring: at most one per send buffer). */
-  private final long[] messageEnds;
-  private int messageEndsHead;
-  private int messageEndsSize;
 
   /**
    * Registers the buffers on {@code endpoint}, posts the initial receives and starts its completion
@@ -265,7 +250,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     ringImmediate = new int[ring];
     ringFailed = new WorkCompletion[ring];
     releasedBits = new AtomicLongArray((receiveCount + 63) >>> 6);
-    messageEnds = new long[sendCount];
+    counters = new ChannelCounters(sendCount);
     freeSends = new int[sendCount];
     for (int i = sendCount - 1; i >= 0; i--) {
       freeSends[freeSendCount++] = i;
@@ -333,9 +318,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   @Override
   public RdmaStatistics statistics() {
-    return new RdmaStatistics(messagesSent, messagesReceived, bytesSent, bytesReceived, creditUpdatesSent,
-        creditUpdatesReceived, window.credits(), maxSendsInFlight, receiverNotReady, creditViolations, creditStalls,
-        completionErrors);
+    return counters.snapshot(window.credits());
   }
 
   @Override
@@ -593,7 +576,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     // RESET before the CM's REFUSED/UNREACHABLE reaches it.
     boolean earlyFlush = status == WorkCompletion.Status.WR_FLUSH_ERR && !started;
     if (!success && !earlyFlush && !disconnected && !peerDisconnected) {
-      completionErrors++; // flushes after a disconnect are the disconnect, not errors
+      counters.completionError(); // flushes after a disconnect are the disconnect, not errors
     }
     if (tag == RECV) {
       posted--;
@@ -609,7 +592,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
         return;
       }
       if (raw) {
-        bytesReceived += byteLength;
+        counters.bytesReceived(byteLength);
         deliver(index, byteLength);
         return;
       }
@@ -621,12 +604,12 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       int imm = immediateData;
       window.arrived(imm);
       if ((imm & Protocol.CREDIT) != 0) {
-        creditUpdatesReceived++;
+        counters.creditUpdateReceived();
         freeReceives[freeReceiveCount++] = index;
         return;
       }
       int length = byteLength;
-      bytesReceived += length;
+      counters.bytesReceived(length);
       if (reassembler.isFragment(imm)) {
         if (!reassembler.append(receiveMemory, (long) index * bufferSize, length)) {
           protocolError("the peer sent a message above the maximum of " + config.maxMessageSize() + " bytes");
@@ -635,7 +618,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
         byte[] whole = reassembler.complete(imm);
         if (whole != null) {
           ready.add(new HeapMessage(whole));
-          messagesReceived++;
+          counters.messageReceived();
         }
       } else {
         deliver(index, length);
@@ -650,16 +633,12 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
         firstFailedData = dataCompleted;
       }
       if (success) {
-        while (messageEndsSize > 0 && messageEnds[messageEndsHead] <= dataCompleted) {
-          messageEndsHead = messageEndsHead + 1 == messageEnds.length ? 0 : messageEndsHead + 1;
-          messageEndsSize--;
-          messagesSent++;
-        }
+        counters.dataCompleted(dataCompleted);
       }
     }
     if (!success) {
       if (status == WorkCompletion.Status.RNR_RETRY_EXC_ERR) {
-        receiverNotReady++;
+        counters.receiverNotReady();
       }
       // A send failing because the peer just disconnected is the disconnect, not a fault.
       if (!disconnected && failure == null && !peerDisconnected) {
@@ -683,7 +662,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private void deliver(int index, int length) {
     ready.add(new ReceivedView(index, length));
     readyHeld++;
-    messagesReceived++;
+    counters.messageReceived();
   }
 
   private void protocolError(String what) {
@@ -842,7 +821,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       up.request(want);
     } else if (!raw && !window.canSendData() && src.requested == src.polled && !creditStalled) {
       creditStalled = true; // a live publisher gets no demand until the receiver grants credits
-      creditStalls++;
+      counters.creditStall();
     }
   }
 
@@ -853,7 +832,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       if (!raw && !window.canSendData()) {
         if (!creditStalled) {
           creditStalled = true;
-          creditStalls++;
+          counters.creditStall();
         }
         return false;
       }
@@ -882,17 +861,14 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       qp.postSend(sendRequest);
       if (!raw) {
         if (!window.sent()) {
-          creditViolations++;
+          counters.creditViolation();
         }
       }
       sent();
       dataPosted++;
-      bytesSent += length;
+      counters.bytesSent(length);
       if (fragmenter.advance(length)) {
-        if (messageEndsSize < messageEnds.length) { // at most one per send buffer; statistics only
-          messageEnds[(messageEndsHead + messageEndsSize) % messageEnds.length] = dataPosted;
-          messageEndsSize++;
-        }
+        counters.messagePosted(dataPosted);
         if (m instanceof ReceivedView v) {
           v.release(); // copied: its receive buffer can go back
         }
@@ -903,9 +879,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   private void sent() {
     sendsOutstanding++;
-    if (sendsOutstanding > maxSendsInFlight) {
-      maxSendsInFlight = sendsOutstanding;
-    }
+    counters.sendsInFlight(sendsOutstanding);
   }
 
   private void sendCredits() {
@@ -915,7 +889,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     sendRequest.reset(CREDIT, SendRequest.Opcode.SEND_WITH_IMM).immediate(window.header(false, true));
     qp.postSend(sendRequest);
     window.sent(); // creditUpdateDue() saw a credit
-    creditUpdatesSent++;
+    counters.creditUpdateSent();
     sent();
   }
 

@@ -8,8 +8,6 @@ import io.rdmareactive.rdma.ResourceClosedException;
 import io.rdmareactive.rdma.WorkCompletionException;
 import io.rdmareactive.rdma.internal.CompletionViewSubscriber;
 import io.rdmareactive.rdma.spi.Endpoint;
-import io.rdmareactive.rdma.verbs.Access;
-import io.rdmareactive.rdma.verbs.MemoryRegion;
 import io.rdmareactive.rdma.verbs.QueuePair;
 import io.rdmareactive.rdma.verbs.ReceiveRequest;
 import io.rdmareactive.rdma.verbs.SendRequest;
@@ -17,7 +15,6 @@ import io.rdmareactive.rdma.verbs.WorkCompletion;
 import io.rdmareactive.rdma.verbs.WorkCompletionView;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
@@ -30,7 +27,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
@@ -120,11 +116,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private final int receiveCount;
   private final int sendCount;
   private final int sendDepth;
-  private final Arena arena;
-  private final MemorySegment receiveMemory;
-  private final MemorySegment sendMemory;
-  private final MemoryRegion receiveRegion;
-  private final MemoryRegion sendRegion;
+  private final RegisteredBuffers buffers;
   private final ReceiveRequest receiveRequest = new ReceiveRequest();
   private final SendRequest sendRequest = new SendRequest();
 
@@ -142,8 +134,6 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private long ringWritten; // producer only
   private final AtomicLong ringPublished = new AtomicLong();
   private final AtomicLong ringConsumed = new AtomicLong();
-  /** Released receive buffers, a bit per index: release() allocates nothing and never blocks. */
-  private final AtomicLongArray releasedBits;
   private final Queue<SendSource> newSources = new ConcurrentLinkedQueue<>();
   private final AtomicLong inboundRequested = new AtomicLong();
   private final AtomicBoolean inboundSubscribed = new AtomicBoolean();
@@ -158,10 +148,6 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private final Sinks.Empty<Void> disposed = Sinks.empty();
 
   // Drain state.
-  private final int[] freeReceives;
-  private int freeReceiveCount;
-  private final int[] freeSends;
-  private int freeSendCount;
   private boolean started;
   private boolean flushedBeforeStart;
   private final Fragmenter fragmenter;
@@ -221,27 +207,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     this.fragmenter = new Fragmenter(bufferSize,
         raw ? Math.min(bufferSize, config.maxMessageSize()) : config.maxMessageSize());
     this.reassembler = new Reassembler(config.maxMessageSize());
-    Arena a = Arena.ofShared();
-    MemoryRegion rr = null;
-    MemoryRegion sr = null;
-    try {
-      receiveMemory = a.allocate((long) receiveCount * bufferSize, 4096);
-      sendMemory = a.allocate((long) sendCount * bufferSize, 4096);
-      rr = endpoint.protectionDomain().registerMemory(receiveMemory, Access.local());
-      sr = endpoint.protectionDomain().registerMemory(sendMemory, Access.local());
-    } catch (RuntimeException e) {
-      closeQuietly(rr);
-      closeQuietly(sr);
-      a.close();
-      throw e;
-    }
-    arena = a;
-    receiveRegion = rr;
-    sendRegion = sr;
-    freeReceives = new int[receiveCount];
-    for (int i = receiveCount - 1; i >= 0; i--) {
-      freeReceives[freeReceiveCount++] = i;
-    }
+    buffers = RegisteredBuffers.register(endpoint.protectionDomain(), receiveCount, sendCount, bufferSize);
     int ring = Integer.highestOneBit(Math.max(2, receiveCount + sendDepth) * 2 - 1);
     ringMask = ring - 1;
     ringWrId = new long[ring];
@@ -249,12 +215,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     ringLength = new int[ring];
     ringImmediate = new int[ring];
     ringFailed = new WorkCompletion[ring];
-    releasedBits = new AtomicLongArray((receiveCount + 63) >>> 6);
     counters = new ChannelCounters(sendCount);
-    freeSends = new int[sendCount];
-    for (int i = sendCount - 1; i >= 0; i--) {
-      freeSends[freeSendCount++] = i;
-    }
     try {
       // Before the connection is established, as rdma_server.c does: the peer may send at once.
       int initial = raw ? receiveCount : RESERVE;
@@ -271,9 +232,8 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       if (s != null) {
         s.cancel();
       }
-      closeQuietly(receiveRegion);
-      closeQuietly(sendRegion);
-      arena.close();
+      buffers.deregister();
+      buffers.free();
       throw e;
     }
   }
@@ -550,18 +510,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   }
 
   private void takeReleases() {
-    for (int w = 0; w < releasedBits.length(); w++) {
-      if (releasedBits.get(w) == 0) {
-        continue;
-      }
-      long bits = releasedBits.getAndSet(w, 0);
-      while (bits != 0) {
-        int index = (w << 6) + Long.numberOfTrailingZeros(bits);
-        bits &= bits - 1;
-        held--;
-        freeReceives[freeReceiveCount++] = index;
-      }
-    }
+    held -= buffers.reclaimReleased();
   }
 
   /** One completion; {@code failed} is its record when it failed (for the exception), else null. */
@@ -581,7 +530,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     if (tag == RECV) {
       posted--;
       if (!success) {
-        freeReceives[freeReceiveCount++] = index;
+        buffers.freeReceive(index);
         if (earlyFlush) {
           flushedBeforeStart = true; // the handshake's outcome decides; startLocked if it succeeds anyway
         } else if (!disconnected && failure == null && !peerDisconnected) {
@@ -597,7 +546,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
         return;
       }
       if (!hasImmediate || (immediateData & Protocol.RESERVED_MASK) != 0) {
-        freeReceives[freeReceiveCount++] = index;
+        buffers.freeReceive(index);
         protocolError("a SEND without a valid rdma-reactive header (immediate data)");
         return;
       }
@@ -605,16 +554,16 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       window.arrived(imm);
       if ((imm & Protocol.CREDIT) != 0) {
         counters.creditUpdateReceived();
-        freeReceives[freeReceiveCount++] = index;
+        buffers.freeReceive(index);
         return;
       }
       int length = byteLength;
       counters.bytesReceived(length);
       if (reassembler.isFragment(imm)) {
-        if (!reassembler.append(receiveMemory, (long) index * bufferSize, length)) {
+        if (!reassembler.append(buffers.receiveMemory, buffers.offset(index), length)) {
           protocolError("the peer sent a message above the maximum of " + config.maxMessageSize() + " bytes");
         }
-        freeReceives[freeReceiveCount++] = index;
+        buffers.freeReceive(index);
         byte[] whole = reassembler.complete(imm);
         if (whole != null) {
           ready.add(new HeapMessage(whole));
@@ -627,7 +576,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     }
     sendsOutstanding--;
     if (tag == DATA) {
-      freeSends[freeSendCount++] = index;
+      buffers.freeSend(index);
       dataCompleted++;
       if (!success && firstFailedData == Long.MAX_VALUE) {
         firstFailedData = dataCompleted;
@@ -678,7 +627,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       while ((m = ready.poll()) != null) {
         if (m instanceof ReceivedView rv) {
           readyHeld--;
-          freeReceives[freeReceiveCount++] = rv.index;
+          buffers.freeReceive(rv.index);
         }
       }
       return;
@@ -721,7 +670,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       int room = Math.max(0, bufferCount - held - readyHeld);
       target = RESERVE + (int) Math.min(uncovered, room);
     }
-    while (posted < target && freeReceiveCount > 0) {
+    while (posted < target && buffers.freeReceives() > 0) {
       postReceive();
       if (!raw) {
         window.receivePosted();
@@ -730,8 +679,8 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   }
 
   private void postReceive() {
-    int index = freeReceives[--freeReceiveCount];
-    qp.postReceive(receiveRequest.set(RECV | index, receiveRegion, (long) index * bufferSize, bufferSize));
+    int index = buffers.takeReceive();
+    qp.postReceive(receiveRequest.set(RECV | index, buffers.receiveRegion, buffers.offset(index), bufferSize));
     posted++;
   }
 
@@ -813,7 +762,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     if (up == null || src.upstreamDone || src.cancelled) {
       return;
     }
-    long capacity = raw ? freeSendCount : Math.min(window.dataCapacity(), freeSendCount);
+    long capacity = raw ? buffers.freeSends() : Math.min(window.dataCapacity(), buffers.freeSends());
     long want = capacity - (src.requested - src.polled) - (fragmenter.message() != null ? 1 : 0);
     if (want > 0) {
       creditStalled = false;
@@ -836,23 +785,23 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
         }
         return false;
       }
-      if (sendsOutstanding >= sendDepth || freeSendCount == 0) {
+      if (sendsOutstanding >= sendDepth || buffers.freeSends() == 0) {
         return false;
       }
       creditStalled = false;
       int length = fragmenter.nextLength();
       boolean more = fragmenter.moreAfter(length);
       long from = fragmenter.offset();
-      int index = freeSends[--freeSendCount];
-      long offset = (long) index * bufferSize;
+      int index = buffers.takeSend();
+      long offset = buffers.offset(index);
       switch (m) {
-        case byte[] b -> MemorySegment.copy(b, (int) from, sendMemory, ValueLayout.JAVA_BYTE, offset, length);
-        case ReceivedView v -> MemorySegment.copy(receiveMemory, (long) v.index * bufferSize + from,
-            sendMemory, offset, length);
-        default -> MemorySegment.copy((MemorySegment) m, from, sendMemory, offset, length);
+        case byte[] b -> MemorySegment.copy(b, (int) from, buffers.sendMemory, ValueLayout.JAVA_BYTE, offset, length);
+        case ReceivedView v -> MemorySegment.copy(buffers.receiveMemory, buffers.offset(v.index) + from,
+            buffers.sendMemory, offset, length);
+        default -> MemorySegment.copy((MemorySegment) m, from, buffers.sendMemory, offset, length);
       }
       sendRequest.reset(DATA | index, raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM)
-          .gather(sendRegion, offset, length);
+          .gather(buffers.sendRegion, offset, length);
       int inline = config.inlineThreshold();
       sendRequest.flags(SendRequest.SIGNALED | (inline > 0 && length <= inline ? SendRequest.INLINE : 0));
       if (!raw) {
@@ -1014,8 +963,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     if (s != null) {
       s.cancel();
     }
-    closeQuietly(receiveRegion);
-    closeQuietly(sendRegion);
+    buffers.deregister();
     emitInbound(); // before onDispose, which cancels a server's handler
     free(0);
   }
@@ -1034,7 +982,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       log.error("rdma-reactive: could not free the endpoint of " + this, e);
     }
     try {
-      arena.close();
+      buffers.free();
     } catch (RuntimeException e) {
       log.error("rdma-reactive: could not free the buffers of " + this, e);
     }
@@ -1048,9 +996,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       ringFailed[(int) c & ringMask] = null;
     }
     ringConsumed.setRelease(published);
-    for (int w = 0; w < releasedBits.length(); w++) {
-      releasedBits.set(w, 0);
-    }
+    buffers.discardReleased();
     SendSource s;
     while ((s = newSources.poll()) != null) {
       if (s.publisher != null) {
@@ -1061,16 +1007,6 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   private static ConnectionException reset(String what, @Nullable Throwable cause) {
     return new ConnectionException(ConnectionException.Reason.RESET, "connection reset: " + what, cause);
-  }
-
-  private static void closeQuietly(@Nullable AutoCloseable c) {
-    if (c != null) {
-      try {
-        c.close();
-      } catch (Exception e) {
-        log.debug("rdma-reactive: closing " + c + " failed", e);
-      }
-    }
   }
 
   // ---- messages -----------------------------------------------------------------------------
@@ -1097,7 +1033,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       if (isReleased()) {
         throw new IllegalStateException("message already released");
       }
-      return receiveMemory.asSlice((long) index * bufferSize, length).asReadOnly();
+      return buffers.receiveMemory.asSlice(buffers.offset(index), length).asReadOnly();
     }
 
     boolean isReleased() {
@@ -1111,14 +1047,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     @Override
     public void release() {
       if (RELEASED.compareAndSet(this, 0, 1)) {
-        int w = index >>> 6;
-        long bit = 1L << (index & 63);
-        for (;;) { // a CAS loop: getAndAccumulate would allocate a lambda capturing bit
-          long v = releasedBits.get(w);
-          if (releasedBits.compareAndSet(w, v, v | bit)) {
-            break;
-          }
-        }
+        buffers.markReleased(index);
         drain();
       }
     }

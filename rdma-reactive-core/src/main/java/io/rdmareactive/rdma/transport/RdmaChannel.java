@@ -122,18 +122,8 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   // Inputs from any thread.
   private final AtomicInteger wip = new AtomicInteger();
-  // Completions: a single-producer ring of their fields, written by the completion stream's thread
-  // and read by the drain, so that a completion costs no object. It cannot overflow: every entry is
-  // a work request still counted as outstanding (posted receives plus sends in flight).
-  private final int ringMask;
-  private final long[] ringWrId;
-  private final int[] ringStatus;
-  private final int[] ringLength;
-  private final int[] ringImmediate;
-  private final @Nullable WorkCompletion[] ringFailed; // the record, for failed ones only (their exception)
-  private long ringWritten; // producer only
-  private final AtomicLong ringPublished = new AtomicLong();
-  private final AtomicLong ringConsumed = new AtomicLong();
+  private final CompletionRing ring;
+  private final CompletionRing.Handler completionHandler = this::onCompletion;
   private final Queue<SendSource> newSources = new ConcurrentLinkedQueue<>();
   private final AtomicLong inboundRequested = new AtomicLong();
   private final AtomicBoolean inboundSubscribed = new AtomicBoolean();
@@ -208,13 +198,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
         raw ? Math.min(bufferSize, config.maxMessageSize()) : config.maxMessageSize());
     this.reassembler = new Reassembler(config.maxMessageSize());
     buffers = RegisteredBuffers.register(endpoint.protectionDomain(), receiveCount, sendCount, bufferSize);
-    int ring = Integer.highestOneBit(Math.max(2, receiveCount + sendDepth) * 2 - 1);
-    ringMask = ring - 1;
-    ringWrId = new long[ring];
-    ringStatus = new int[ring];
-    ringLength = new int[ring];
-    ringImmediate = new int[ring];
-    ringFailed = new WorkCompletion[ring];
+    ring = new CompletionRing(receiveCount + sendDepth); // every entry is an outstanding work request
     counters = new ChannelCounters(sendCount);
     try {
       // Before the connection is established, as rdma_server.c does: the peer may send at once.
@@ -371,7 +355,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   @Override
   public void onNext(WorkCompletion wc) {
     if (enqueue(wc.wrId(), wc.status(), wc.byteLength(), wc.hasImmediate(), wc.immediateData(), wc)) {
-      ringPublished.setRelease(ringWritten);
+      ring.publish();
     }
     drain();
   }
@@ -385,29 +369,21 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   @Override
   public void onCompletions(int count) {
-    ringPublished.setRelease(ringWritten);
+    ring.publish();
     drain();
   }
 
   /** Producer side of the ring: the completion stream's thread, one at a time. */
   private boolean enqueue(long wrId, WorkCompletion.Status status, int length, boolean hasImmediate, int immediate,
       @Nullable WorkCompletion failed) {
-    long w = ringWritten;
-    if (w - ringConsumed.getAcquire() > ringMask) {
-      // More completions than work requests: a provider bug. Fail rather than lose or reorder one.
-      if (failure == null) {
-        failure = new RdmaException("completion ring overflow on " + this + ": more completions than work requests");
-      }
-      return false;
+    if (ring.offer(wrId, status, length, hasImmediate, immediate, failed)) {
+      return true;
     }
-    int i = (int) w & ringMask;
-    ringWrId[i] = wrId;
-    ringStatus[i] = status.ordinal() | (hasImmediate ? 1 << 16 : 0);
-    ringLength[i] = length;
-    ringImmediate[i] = immediate;
-    ringFailed[i] = failed;
-    ringWritten = w + 1;
-    return true;
+    // More completions than work requests: a provider bug. Fail rather than lose or reorder one.
+    if (failure == null) {
+      failure = new RdmaException("completion ring overflow on " + this + ": more completions than work requests");
+    }
+    return false;
   }
 
   @Override
@@ -478,16 +454,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       }
     }
     takeReleases();
-    long published = ringPublished.getAcquire();
-    for (long c = ringConsumed.get(); c < published; c++) {
-      int i = (int) c & ringMask;
-      WorkCompletion failed = ringFailed[i];
-      ringFailed[i] = null;
-      int status = ringStatus[i];
-      onCompletion(ringWrId[i], WorkCompletion.Status.of(status & 0xFFFF), ringLength[i], (status & 1 << 16) != 0,
-          ringImmediate[i], failed);
-      ringConsumed.setRelease(c + 1);
-    }
+    ring.drainTo(completionHandler);
     disconnectIfDue();
     emitInbound();
     if (!disconnected && !flushedBeforeStart) { // reposted into a QP in ERROR they would only flush again
@@ -991,11 +958,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   }
 
   private void discardInputs() {
-    long published = ringPublished.getAcquire();
-    for (long c = ringConsumed.get(); c < published; c++) {
-      ringFailed[(int) c & ringMask] = null;
-    }
-    ringConsumed.setRelease(published);
+    ring.discard();
     buffers.discardReleased();
     SendSource s;
     while ((s = newSources.poll()) != null) {

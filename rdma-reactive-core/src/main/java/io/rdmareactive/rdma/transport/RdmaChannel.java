@@ -8,8 +8,6 @@ import io.rdmareactive.rdma.ResourceClosedException;
 import io.rdmareactive.rdma.WorkCompletionException;
 import io.rdmareactive.rdma.internal.CompletionViewSubscriber;
 import io.rdmareactive.rdma.spi.Endpoint;
-import io.rdmareactive.rdma.verbs.Access;
-import io.rdmareactive.rdma.verbs.MemoryRegion;
 import io.rdmareactive.rdma.verbs.QueuePair;
 import io.rdmareactive.rdma.verbs.ReceiveRequest;
 import io.rdmareactive.rdma.verbs.SendRequest;
@@ -17,7 +15,6 @@ import io.rdmareactive.rdma.verbs.WorkCompletion;
 import io.rdmareactive.rdma.verbs.WorkCompletionView;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
@@ -30,7 +27,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicLongArray;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
@@ -120,31 +116,14 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private final int receiveCount;
   private final int sendCount;
   private final int sendDepth;
-  private final int threshold;
-  private final Arena arena;
-  private final MemorySegment receiveMemory;
-  private final MemorySegment sendMemory;
-  private final MemoryRegion receiveRegion;
-  private final MemoryRegion sendRegion;
+  private final RegisteredBuffers buffers;
   private final ReceiveRequest receiveRequest = new ReceiveRequest();
   private final SendRequest sendRequest = new SendRequest();
 
   // Inputs from any thread.
   private final AtomicInteger wip = new AtomicInteger();
-  // Completions: a single-producer ring of their fields, written by the completion stream's thread
-  // and read by the drain, so that a completion costs no object. It cannot overflow: every entry is
-  // a work request still counted as outstanding (posted receives plus sends in flight).
-  private final int ringMask;
-  private final long[] ringWrId;
-  private final int[] ringStatus;
-  private final int[] ringLength;
-  private final int[] ringImmediate;
-  private final @Nullable WorkCompletion[] ringFailed; // the record, for failed ones only (their exception)
-  private long ringWritten; // producer only
-  private final AtomicLong ringPublished = new AtomicLong();
-  private final AtomicLong ringConsumed = new AtomicLong();
-  /** Released receive buffers, a bit per index: release() allocates nothing and never blocks. */
-  private final AtomicLongArray releasedBits;
+  private final CompletionRing ring;
+  private final CompletionRing.Handler completionHandler = this::onCompletion;
   private final Queue<SendSource> newSources = new ConcurrentLinkedQueue<>();
   private final AtomicLong inboundRequested = new AtomicLong();
   private final AtomicBoolean inboundSubscribed = new AtomicBoolean();
@@ -159,31 +138,18 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private final Sinks.Empty<Void> disposed = Sinks.empty();
 
   // Drain state.
-  private final int[] freeReceives;
-  private int freeReceiveCount;
-  private final int[] freeSends;
-  private int freeSendCount;
   private boolean started;
   private boolean flushedBeforeStart;
-  private int chunk;
-  private long maxMessage;
-  private long credits = RESERVE;
-  private long grantedTotal = RESERVE;
-  private long peerArrivals;
-  private int grantsPending;
+  private final Fragmenter fragmenter;
+  private final CreditWindow window;
   private int posted;
   private int held;
   private int readyHeld;
   private int sendsOutstanding;
   private final ArrayDeque<RdmaMessage> ready = new ArrayDeque<>();
-  private byte @Nullable [] assembly;
-  private int assemblyLength;
+  private final Reassembler reassembler;
   private final ArrayDeque<SendSource> sources = new ArrayDeque<>();
   private final ArrayDeque<SendSource> awaitingAck = new ArrayDeque<>();
-  /** The message being posted: a byte[], a ReceivedView of this connection or a MemorySegment, copied from as is. */
-  private @Nullable Object current;
-  private long currentLength;
-  private long currentOffset;
   private long dataPosted;
   private long dataCompleted;
   /** Sequence number of the first data send that failed; sends before it were delivered. */
@@ -195,24 +161,9 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private @Nullable Throwable sendError;
   private int drainFailures;
 
-  // Statistics: written by the drain, read by anyone.
-  private volatile long messagesSent;
-  private volatile long messagesReceived;
-  private volatile long bytesSent;
-  private volatile long bytesReceived;
-  private volatile long creditUpdatesSent;
-  private volatile long creditUpdatesReceived;
-  private volatile int maxSendsInFlight;
-  private volatile long receiverNotReady;
-  private volatile long creditViolations;
-  private volatile long creditStalls;
-  private volatile long completionErrors;
+  private final ChannelCounters counters;
   /** Whether the sender is waiting for credits now; a stall is counted once, when it starts. */
   private boolean creditStalled;
-  /** Sequence numbers of the last data send of each message in flight (a ring: at most one per send buffer). */
-  private final long[] messageEnds;
-  private int messageEndsHead;
-  private int messageEndsSize;
 
   /**
    * Registers the buffers on {@code endpoint}, posts the initial receives and starts its completion
@@ -242,43 +193,13 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     this.receiveCount = config.receiveBuffers();
     this.sendCount = config.bufferCount();
     this.sendDepth = config.sendQueueDepth();
-    this.threshold = Math.max(2, bufferCount / 4);
-    this.chunk = bufferSize;
-    this.maxMessage = raw ? Math.min(bufferSize, config.maxMessageSize()) : config.maxMessageSize();
-    Arena a = Arena.ofShared();
-    MemoryRegion rr = null;
-    MemoryRegion sr = null;
-    try {
-      receiveMemory = a.allocate((long) receiveCount * bufferSize, 4096);
-      sendMemory = a.allocate((long) sendCount * bufferSize, 4096);
-      rr = endpoint.protectionDomain().registerMemory(receiveMemory, Access.local());
-      sr = endpoint.protectionDomain().registerMemory(sendMemory, Access.local());
-    } catch (RuntimeException e) {
-      closeQuietly(rr);
-      closeQuietly(sr);
-      a.close();
-      throw e;
-    }
-    arena = a;
-    receiveRegion = rr;
-    sendRegion = sr;
-    freeReceives = new int[receiveCount];
-    for (int i = receiveCount - 1; i >= 0; i--) {
-      freeReceives[freeReceiveCount++] = i;
-    }
-    int ring = Integer.highestOneBit(Math.max(2, receiveCount + sendDepth) * 2 - 1);
-    ringMask = ring - 1;
-    ringWrId = new long[ring];
-    ringStatus = new int[ring];
-    ringLength = new int[ring];
-    ringImmediate = new int[ring];
-    ringFailed = new WorkCompletion[ring];
-    releasedBits = new AtomicLongArray((receiveCount + 63) >>> 6);
-    messageEnds = new long[sendCount];
-    freeSends = new int[sendCount];
-    for (int i = sendCount - 1; i >= 0; i--) {
-      freeSends[freeSendCount++] = i;
-    }
+    this.window = new CreditWindow(bufferCount);
+    this.fragmenter = new Fragmenter(bufferSize,
+        raw ? Math.min(bufferSize, config.maxMessageSize()) : config.maxMessageSize());
+    this.reassembler = new Reassembler(config.maxMessageSize());
+    buffers = RegisteredBuffers.register(endpoint.protectionDomain(), receiveCount, sendCount, bufferSize);
+    ring = new CompletionRing(receiveCount + sendDepth); // every entry is an outstanding work request
+    counters = new ChannelCounters(sendCount);
     try {
       // Before the connection is established, as rdma_server.c does: the peer may send at once.
       int initial = raw ? receiveCount : RESERVE;
@@ -295,9 +216,8 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       if (s != null) {
         s.cancel();
       }
-      closeQuietly(receiveRegion);
-      closeQuietly(sendRegion);
-      arena.close();
+      buffers.deregister();
+      buffers.free();
       throw e;
     }
   }
@@ -342,9 +262,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   @Override
   public RdmaStatistics statistics() {
-    return new RdmaStatistics(messagesSent, messagesReceived, bytesSent, bytesReceived, creditUpdatesSent,
-        creditUpdatesReceived, credits, maxSendsInFlight, receiverNotReady, creditViolations, creditStalls,
-        completionErrors);
+    return counters.snapshot(window.credits());
   }
 
   @Override
@@ -437,7 +355,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   @Override
   public void onNext(WorkCompletion wc) {
     if (enqueue(wc.wrId(), wc.status(), wc.byteLength(), wc.hasImmediate(), wc.immediateData(), wc)) {
-      ringPublished.setRelease(ringWritten);
+      ring.publish();
     }
     drain();
   }
@@ -451,29 +369,21 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   @Override
   public void onCompletions(int count) {
-    ringPublished.setRelease(ringWritten);
+    ring.publish();
     drain();
   }
 
   /** Producer side of the ring: the completion stream's thread, one at a time. */
   private boolean enqueue(long wrId, WorkCompletion.Status status, int length, boolean hasImmediate, int immediate,
       @Nullable WorkCompletion failed) {
-    long w = ringWritten;
-    if (w - ringConsumed.getAcquire() > ringMask) {
-      // More completions than work requests: a provider bug. Fail rather than lose or reorder one.
-      if (failure == null) {
-        failure = new RdmaException("completion ring overflow on " + this + ": more completions than work requests");
-      }
-      return false;
+    if (ring.offer(wrId, status, length, hasImmediate, immediate, failed)) {
+      return true;
     }
-    int i = (int) w & ringMask;
-    ringWrId[i] = wrId;
-    ringStatus[i] = status.ordinal() | (hasImmediate ? 1 << 16 : 0);
-    ringLength[i] = length;
-    ringImmediate[i] = immediate;
-    ringFailed[i] = failed;
-    ringWritten = w + 1;
-    return true;
+    // More completions than work requests: a provider bug. Fail rather than lose or reorder one.
+    if (failure == null) {
+      failure = new RdmaException("completion ring overflow on " + this + ": more completions than work requests");
+    }
+    return false;
   }
 
   @Override
@@ -544,16 +454,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       }
     }
     takeReleases();
-    long published = ringPublished.getAcquire();
-    for (long c = ringConsumed.get(); c < published; c++) {
-      int i = (int) c & ringMask;
-      WorkCompletion failed = ringFailed[i];
-      ringFailed[i] = null;
-      int status = ringStatus[i];
-      onCompletion(ringWrId[i], WorkCompletion.Status.of(status & 0xFFFF), ringLength[i], (status & 1 << 16) != 0,
-          ringImmediate[i], failed);
-      ringConsumed.setRelease(c + 1);
-    }
+    ring.drainTo(completionHandler);
     disconnectIfDue();
     emitInbound();
     if (!disconnected && !flushedBeforeStart) { // reposted into a QP in ERROR they would only flush again
@@ -566,8 +467,8 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   private void startLocked(Protocol.@Nullable Hello peer) {
     if (peer != null) {
-      chunk = Math.min(bufferSize, peer.bufferSize());
-      maxMessage = Math.min(config.maxMessageSize(), peer.maxMessageSize());
+      fragmenter.limits(Math.min(bufferSize, peer.bufferSize()),
+          Math.min(config.maxMessageSize(), peer.maxMessageSize()));
     }
     started = true;
     if (flushedBeforeStart && failure == null && !peerDisconnected) {
@@ -576,18 +477,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   }
 
   private void takeReleases() {
-    for (int w = 0; w < releasedBits.length(); w++) {
-      if (releasedBits.get(w) == 0) {
-        continue;
-      }
-      long bits = releasedBits.getAndSet(w, 0);
-      while (bits != 0) {
-        int index = (w << 6) + Long.numberOfTrailingZeros(bits);
-        bits &= bits - 1;
-        held--;
-        freeReceives[freeReceiveCount++] = index;
-      }
-    }
+    held -= buffers.reclaimReleased();
   }
 
   /** One completion; {@code failed} is its record when it failed (for the exception), else null. */
@@ -602,12 +492,12 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     // RESET before the CM's REFUSED/UNREACHABLE reaches it.
     boolean earlyFlush = status == WorkCompletion.Status.WR_FLUSH_ERR && !started;
     if (!success && !earlyFlush && !disconnected && !peerDisconnected) {
-      completionErrors++; // flushes after a disconnect are the disconnect, not errors
+      counters.completionError(); // flushes after a disconnect are the disconnect, not errors
     }
     if (tag == RECV) {
       posted--;
       if (!success) {
-        freeReceives[freeReceiveCount++] = index;
+        buffers.freeReceive(index);
         if (earlyFlush) {
           flushedBeforeStart = true; // the handshake's outcome decides; startLocked if it succeeds anyway
         } else if (!disconnected && failure == null && !peerDisconnected) {
@@ -618,33 +508,33 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
         return;
       }
       if (raw) {
-        bytesReceived += byteLength;
+        counters.bytesReceived(byteLength);
         deliver(index, byteLength);
         return;
       }
       if (!hasImmediate || (immediateData & Protocol.RESERVED_MASK) != 0) {
-        freeReceives[freeReceiveCount++] = index;
+        buffers.freeReceive(index);
         protocolError("a SEND without a valid rdma-reactive header (immediate data)");
         return;
       }
       int imm = immediateData;
-      credits += imm & Protocol.GRANT_MASK;
-      peerArrivals++;
+      window.arrived(imm);
       if ((imm & Protocol.CREDIT) != 0) {
-        creditUpdatesReceived++;
-        freeReceives[freeReceiveCount++] = index;
+        counters.creditUpdateReceived();
+        buffers.freeReceive(index);
         return;
       }
       int length = byteLength;
-      bytesReceived += length;
-      if ((imm & Protocol.MORE) != 0 || assembly != null) {
-        appendFragment(index, length);
-        freeReceives[freeReceiveCount++] = index;
-        if ((imm & Protocol.MORE) == 0 && assembly != null) {
-          byte[] whole = assemblyLength == assembly.length ? assembly : java.util.Arrays.copyOf(assembly, assemblyLength);
-          assembly = null;
+      counters.bytesReceived(length);
+      if (reassembler.isFragment(imm)) {
+        if (!reassembler.append(buffers.receiveMemory, buffers.offset(index), length)) {
+          protocolError("the peer sent a message above the maximum of " + config.maxMessageSize() + " bytes");
+        }
+        buffers.freeReceive(index);
+        byte[] whole = reassembler.complete(imm);
+        if (whole != null) {
           ready.add(new HeapMessage(whole));
-          messagesReceived++;
+          counters.messageReceived();
         }
       } else {
         deliver(index, length);
@@ -653,22 +543,18 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     }
     sendsOutstanding--;
     if (tag == DATA) {
-      freeSends[freeSendCount++] = index;
+      buffers.freeSend(index);
       dataCompleted++;
       if (!success && firstFailedData == Long.MAX_VALUE) {
         firstFailedData = dataCompleted;
       }
       if (success) {
-        while (messageEndsSize > 0 && messageEnds[messageEndsHead] <= dataCompleted) {
-          messageEndsHead = messageEndsHead + 1 == messageEnds.length ? 0 : messageEndsHead + 1;
-          messageEndsSize--;
-          messagesSent++;
-        }
+        counters.dataCompleted(dataCompleted);
       }
     }
     if (!success) {
       if (status == WorkCompletion.Status.RNR_RETRY_EXC_ERR) {
-        receiverNotReady++;
+        counters.receiverNotReady();
       }
       // A send failing because the peer just disconnected is the disconnect, not a fault.
       if (!disconnected && failure == null && !peerDisconnected) {
@@ -692,26 +578,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private void deliver(int index, int length) {
     ready.add(new ReceivedView(index, length));
     readyHeld++;
-    messagesReceived++;
-  }
-
-  private void appendFragment(int index, int length) {
-    long total = (long) assemblyLength + length;
-    if (total > config.maxMessageSize()) {
-      protocolError("the peer sent a message above the maximum of " + config.maxMessageSize() + " bytes");
-      assembly = null;
-      return;
-    }
-    if (assembly == null) {
-      assembly = new byte[Math.max(length * 2, 1024)];
-      assemblyLength = 0;
-    } else if (total > assembly.length) {
-      assembly = java.util.Arrays.copyOf(assembly, (int) Math.min(config.maxMessageSize(),
-          Math.max(total, (long) assembly.length * 2)));
-    }
-    MemorySegment.copy(receiveMemory, ValueLayout.JAVA_BYTE, (long) index * bufferSize, assembly, assemblyLength,
-        length);
-    assemblyLength += length;
+    counters.messageReceived();
   }
 
   private void protocolError(String what) {
@@ -728,7 +595,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       while ((m = ready.poll()) != null) {
         if (m instanceof ReceivedView rv) {
           readyHeld--;
-          freeReceives[freeReceiveCount++] = rv.index;
+          buffers.freeReceive(rv.index);
         }
       }
       return;
@@ -772,17 +639,17 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       int room = Math.max(0, bufferCount - held - readyHeld);
       target = RESERVE + (int) Math.min(uncovered, room);
     }
-    while (posted < target && freeReceiveCount > 0) {
+    while (posted < target && buffers.freeReceives() > 0) {
       postReceive();
       if (!raw) {
-        grantsPending++;
+        window.receivePosted();
       }
     }
   }
 
   private void postReceive() {
-    int index = freeReceives[--freeReceiveCount];
-    qp.postReceive(receiveRequest.set(RECV | index, receiveRegion, (long) index * bufferSize, bufferSize));
+    int index = buffers.takeReceive();
+    qp.postReceive(receiveRequest.set(RECV | index, buffers.receiveRegion, buffers.offset(index), bufferSize));
     posted++;
   }
 
@@ -791,7 +658,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       return;
     }
     for (;;) {
-      if (current == null) {
+      if (fragmenter.message() == null) {
         SendSource src = sources.peek();
         if (src == null) {
           return;
@@ -839,17 +706,15 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
           continue;
         }
         long size = lengthOf(sendable);
-        if (size > maxMessage) {
+        if (!fragmenter.fits(size)) {
           if (sendable instanceof ReceivedView rv) {
             rv.release();
           }
           sources.poll();
-          src.fail(new MessageTooLargeException(size, maxMessage));
+          src.fail(new MessageTooLargeException(size, fragmenter.maxMessage()));
           continue;
         }
-        current = sendable;
-        currentLength = size;
-        currentOffset = 0;
+        fragmenter.start(sendable, size);
       }
       if (!postChunks()) {
         SendSource head = sources.peek();
@@ -866,70 +731,62 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     if (up == null || src.upstreamDone || src.cancelled) {
       return;
     }
-    long capacity = raw ? freeSendCount : Math.min(credits - 1, freeSendCount);
-    long want = capacity - (src.requested - src.polled) - (current != null ? 1 : 0);
+    long capacity = raw ? buffers.freeSends() : Math.min(window.dataCapacity(), buffers.freeSends());
+    long want = capacity - (src.requested - src.polled) - (fragmenter.message() != null ? 1 : 0);
     if (want > 0) {
       creditStalled = false;
       src.requested += want;
       up.request(want);
-    } else if (!raw && credits < 2 && src.requested == src.polled && !creditStalled) {
+    } else if (!raw && !window.canSendData() && src.requested == src.polled && !creditStalled) {
       creditStalled = true; // a live publisher gets no demand until the receiver grants credits
-      creditStalls++;
+      counters.creditStall();
     }
   }
 
   /** Posts fragments of the current message; false when out of credits or send buffers. */
   private boolean postChunks() {
-    Object m = current;
+    Object m = fragmenter.message();
     for (;;) {
-      if (!raw && credits < 2) {
+      if (!raw && !window.canSendData()) {
         if (!creditStalled) {
           creditStalled = true;
-          creditStalls++;
+          counters.creditStall();
         }
         return false;
       }
-      if (sendsOutstanding >= sendDepth || freeSendCount == 0) {
+      if (sendsOutstanding >= sendDepth || buffers.freeSends() == 0) {
         return false;
       }
       creditStalled = false;
-      long remaining = currentLength - currentOffset;
-      int length = (int) Math.min(remaining, chunk);
-      boolean more = remaining > length;
-      int index = freeSends[--freeSendCount];
-      long offset = (long) index * bufferSize;
+      int length = fragmenter.nextLength();
+      boolean more = fragmenter.moreAfter(length);
+      long from = fragmenter.offset();
+      int index = buffers.takeSend();
+      long offset = buffers.offset(index);
       switch (m) {
-        case byte[] b -> MemorySegment.copy(b, (int) currentOffset, sendMemory, ValueLayout.JAVA_BYTE, offset, length);
-        case ReceivedView v -> MemorySegment.copy(receiveMemory, (long) v.index * bufferSize + currentOffset,
-            sendMemory, offset, length);
-        default -> MemorySegment.copy((MemorySegment) m, currentOffset, sendMemory, offset, length);
+        case byte[] b -> MemorySegment.copy(b, (int) from, buffers.sendMemory, ValueLayout.JAVA_BYTE, offset, length);
+        case ReceivedView v -> MemorySegment.copy(buffers.receiveMemory, buffers.offset(v.index) + from,
+            buffers.sendMemory, offset, length);
+        default -> MemorySegment.copy((MemorySegment) m, from, buffers.sendMemory, offset, length);
       }
       sendRequest.reset(DATA | index, raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM)
-          .gather(sendRegion, offset, length);
+          .gather(buffers.sendRegion, offset, length);
       int inline = config.inlineThreshold();
       sendRequest.flags(SendRequest.SIGNALED | (inline > 0 && length <= inline ? SendRequest.INLINE : 0));
       if (!raw) {
-        sendRequest.immediate(Protocol.immediate(grantsPending, more, false));
+        sendRequest.immediate(window.header(more, false));
       }
       qp.postSend(sendRequest);
       if (!raw) {
-        if (credits < 1) {
-          creditViolations++;
+        if (!window.sent()) {
+          counters.creditViolation();
         }
-        credits--;
-        grantedTotal += grantsPending;
-        grantsPending = 0;
       }
       sent();
       dataPosted++;
-      bytesSent += length;
-      currentOffset += length;
-      if (!more) {
-        if (messageEndsSize < messageEnds.length) { // at most one per send buffer; statistics only
-          messageEnds[(messageEndsHead + messageEndsSize) % messageEnds.length] = dataPosted;
-          messageEndsSize++;
-        }
-        current = null;
+      counters.bytesSent(length);
+      if (fragmenter.advance(length)) {
+        counters.messagePosted(dataPosted);
         if (m instanceof ReceivedView v) {
           v.release(); // copied: its receive buffer can go back
         }
@@ -940,26 +797,17 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   private void sent() {
     sendsOutstanding++;
-    if (sendsOutstanding > maxSendsInFlight) {
-      maxSendsInFlight = sendsOutstanding;
-    }
+    counters.sendsInFlight(sendsOutstanding);
   }
 
   private void sendCredits() {
-    if (raw || !started || grantsPending < 2 || credits < 1 || sendsOutstanding >= sendDepth) {
+    if (raw || !started || sendsOutstanding >= sendDepth || !window.creditUpdateDue()) {
       return;
     }
-    long peerCredits = grantedTotal - peerArrivals;
-    if (grantsPending < threshold && peerCredits > grantsPending) {
-      return;
-    }
-    sendRequest.reset(CREDIT, SendRequest.Opcode.SEND_WITH_IMM)
-        .immediate(Protocol.immediate(grantsPending, false, true));
+    sendRequest.reset(CREDIT, SendRequest.Opcode.SEND_WITH_IMM).immediate(window.header(false, true));
     qp.postSend(sendRequest);
-    credits--;
-    grantedTotal += grantsPending;
-    grantsPending = 0;
-    creditUpdatesSent++;
+    window.sent(); // creditUpdateDue() saw a credit
+    counters.creditUpdateSent();
     sent();
   }
 
@@ -972,7 +820,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     if (item instanceof byte[] || item instanceof MemorySegment) {
       return item;
     }
-    if (item instanceof ReceivedView rv && rv.belongsTo(this) && rv.length() <= chunk) {
+    if (item instanceof ReceivedView rv && rv.belongsTo(this) && rv.length() <= fragmenter.chunk()) {
       if (rv.isReleased()) {
         throw new IllegalStateException("message already released");
       }
@@ -1032,10 +880,9 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       sendError = new ResourceClosedException(toString());
     }
     Throwable e = sendError();
-    if (current instanceof ReceivedView v) {
+    if (fragmenter.abandon() instanceof ReceivedView v) {
       v.release();
     }
-    current = null;
     SendSource s;
     while ((s = sources.poll()) != null) {
       s.fail(e);
@@ -1080,13 +927,12 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       ready.add(m instanceof ReceivedView rv ? new HeapMessage(rv.toByteArray()) : m);
     }
     readyHeld = 0;
-    assembly = null;
+    reassembler.clear();
     Subscription s = completionSubscription;
     if (s != null) {
       s.cancel();
     }
-    closeQuietly(receiveRegion);
-    closeQuietly(sendRegion);
+    buffers.deregister();
     emitInbound(); // before onDispose, which cancels a server's handler
     free(0);
   }
@@ -1105,7 +951,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       log.error("rdma-reactive: could not free the endpoint of " + this, e);
     }
     try {
-      arena.close();
+      buffers.free();
     } catch (RuntimeException e) {
       log.error("rdma-reactive: could not free the buffers of " + this, e);
     }
@@ -1114,14 +960,8 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   }
 
   private void discardInputs() {
-    long published = ringPublished.getAcquire();
-    for (long c = ringConsumed.get(); c < published; c++) {
-      ringFailed[(int) c & ringMask] = null;
-    }
-    ringConsumed.setRelease(published);
-    for (int w = 0; w < releasedBits.length(); w++) {
-      releasedBits.set(w, 0);
-    }
+    ring.discard();
+    buffers.discardReleased();
     SendSource s;
     while ((s = newSources.poll()) != null) {
       if (s.publisher != null) {
@@ -1132,16 +972,6 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   private static ConnectionException reset(String what, @Nullable Throwable cause) {
     return new ConnectionException(ConnectionException.Reason.RESET, "connection reset: " + what, cause);
-  }
-
-  private static void closeQuietly(@Nullable AutoCloseable c) {
-    if (c != null) {
-      try {
-        c.close();
-      } catch (Exception e) {
-        log.debug("rdma-reactive: closing " + c + " failed", e);
-      }
-    }
   }
 
   // ---- messages -----------------------------------------------------------------------------
@@ -1168,7 +998,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       if (isReleased()) {
         throw new IllegalStateException("message already released");
       }
-      return receiveMemory.asSlice((long) index * bufferSize, length).asReadOnly();
+      return buffers.receiveMemory.asSlice(buffers.offset(index), length).asReadOnly();
     }
 
     boolean isReleased() {
@@ -1182,14 +1012,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     @Override
     public void release() {
       if (RELEASED.compareAndSet(this, 0, 1)) {
-        int w = index >>> 6;
-        long bit = 1L << (index & 63);
-        for (;;) { // a CAS loop: getAndAccumulate would allocate a lambda capturing bit
-          long v = releasedBits.get(w);
-          if (releasedBits.compareAndSet(w, v, v | bit)) {
-            break;
-          }
-        }
+        buffers.markReleased(index);
         drain();
       }
     }

@@ -1,0 +1,95 @@
+package io.rdmareactive.rdma.transport;
+
+/**
+ * A connection's counters behind {@link RdmaStatistics}: written by the channel's drain alone
+ * (so plain increments of volatile fields suffice), read by anyone through {@link #snapshot}.
+ */
+final class ChannelCounters {
+  private volatile long messagesSent;
+  private volatile long messagesReceived;
+  private volatile long bytesSent;
+  private volatile long bytesReceived;
+  private volatile long creditUpdatesSent;
+  private volatile long creditUpdatesReceived;
+  private volatile int maxSendsInFlight;
+  private volatile long receiverNotReady;
+  private volatile long creditViolations;
+  private volatile long creditStalls;
+  private volatile long completionErrors;
+  /**
+   * Sequence numbers of the last data send of each message in flight, so that a message counts as
+   * sent when its last send completes (a ring: at most one per send buffer).
+   */
+  private final long[] messageEnds;
+  private int messageEndsHead;
+  private int messageEndsSize;
+
+  ChannelCounters(int sendBuffers) {
+    messageEnds = new long[sendBuffers];
+  }
+
+  RdmaStatistics snapshot(long credits) {
+    return new RdmaStatistics(messagesSent, messagesReceived, bytesSent, bytesReceived, creditUpdatesSent,
+        creditUpdatesReceived, credits, maxSendsInFlight, receiverNotReady, creditViolations, creditStalls,
+        completionErrors);
+  }
+
+  void bytesReceived(int n) {
+    bytesReceived += n;
+  }
+
+  void messageReceived() {
+    messagesReceived++;
+  }
+
+  void creditUpdateReceived() {
+    creditUpdatesReceived++;
+  }
+
+  void creditUpdateSent() {
+    creditUpdatesSent++;
+  }
+
+  void bytesSent(int n) {
+    bytesSent += n;
+  }
+
+  /** The last send of a message was posted as data send number {@code sequence}. */
+  void messagePosted(long sequence) {
+    if (messageEndsSize < messageEnds.length) {
+      messageEnds[(messageEndsHead + messageEndsSize) % messageEnds.length] = sequence;
+      messageEndsSize++;
+    }
+  }
+
+  /** Data sends up to number {@code sequence} completed successfully: the messages they end are sent. */
+  void dataCompleted(long sequence) {
+    while (messageEndsSize > 0 && messageEnds[messageEndsHead] <= sequence) {
+      messageEndsHead = messageEndsHead + 1 == messageEnds.length ? 0 : messageEndsHead + 1;
+      messageEndsSize--;
+      messagesSent++;
+    }
+  }
+
+  void sendsInFlight(int n) {
+    if (n > maxSendsInFlight) {
+      maxSendsInFlight = n;
+    }
+  }
+
+  void receiverNotReady() {
+    receiverNotReady++;
+  }
+
+  void creditViolation() {
+    creditViolations++;
+  }
+
+  void creditStall() {
+    creditStalls++;
+  }
+
+  void completionError() {
+    completionErrors++;
+  }
+}

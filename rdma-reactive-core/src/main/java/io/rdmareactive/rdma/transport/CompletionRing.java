@@ -1,0 +1,89 @@
+package io.rdmareactive.rdma.transport;
+
+import io.rdmareactive.rdma.verbs.WorkCompletion;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Hands work completions from the completion stream's thread to the channel's drain without an
+ * object per completion: a single-producer, single-consumer ring of their fields. The channel sizes
+ * it to its work requests, so it can only overflow when a provider reports more completions than
+ * there were work requests.
+ */
+final class CompletionRing {
+  /** What the drain does with each completion. */
+  interface Handler {
+    /** {@code failed} is the completion's record when it failed (for its exception), else null. */
+    void onCompletion(long wrId, WorkCompletion.Status status, int byteLength, boolean hasImmediate,
+        int immediateData, @Nullable WorkCompletion failed);
+  }
+
+  private final int mask;
+  private final long[] wrId;
+  private final int[] status;
+  private final int[] length;
+  private final int[] immediate;
+  private final @Nullable WorkCompletion[] failed;
+  private long written; // producer only
+  private final AtomicLong published = new AtomicLong();
+  private final AtomicLong consumed = new AtomicLong();
+
+  /** A ring for at least {@code capacity} outstanding completions. */
+  CompletionRing(int capacity) {
+    int size = Integer.highestOneBit(Math.max(2, capacity) * 2 - 1);
+    mask = size - 1;
+    wrId = new long[size];
+    status = new int[size];
+    length = new int[size];
+    immediate = new int[size];
+    failed = new WorkCompletion[size];
+  }
+
+  /** Producer: stores one completion, unpublished; false, storing nothing, when the ring is full. */
+  boolean offer(long wrId, WorkCompletion.Status status, int length, boolean hasImmediate, int immediate,
+      @Nullable WorkCompletion failed) {
+    long w = written;
+    if (w - consumed.getAcquire() > mask) {
+      return false;
+    }
+    int i = (int) w & mask;
+    this.wrId[i] = wrId;
+    this.status[i] = status.ordinal() | (hasImmediate ? 1 << 16 : 0);
+    this.length[i] = length;
+    this.immediate[i] = immediate;
+    this.failed[i] = failed;
+    written = w + 1;
+    return true;
+  }
+
+  /** Producer: makes what was offered visible to the consumer. */
+  void publish() {
+    published.setRelease(written);
+  }
+
+  /**
+   * Consumer: hands each published completion to {@code handler}, in order. One that throws stays
+   * in the ring and is handed over again by the next call.
+   */
+  void drainTo(Handler handler) {
+    long end = published.getAcquire();
+    for (long c = consumed.get(); c < end; c++) {
+      int i = (int) c & mask;
+      WorkCompletion f = failed[i];
+      failed[i] = null;
+      int s = status[i];
+      handler.onCompletion(wrId[i], WorkCompletion.Status.of(s & 0xFFFF), length[i], (s & 1 << 16) != 0,
+          immediate[i], f);
+      consumed.setRelease(c + 1);
+    }
+  }
+
+  /** Consumer: drops every published completion unseen (the connection is closed). */
+  void discard() {
+    long end = published.getAcquire();
+    for (long c = consumed.get(); c < end; c++) {
+      failed[(int) c & mask] = null;
+    }
+    consumed.setRelease(end);
+  }
+}

@@ -1,0 +1,85 @@
+package io.rdmareactive.rdma.transport;
+
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Cuts the message being sent into SENDs no larger than the peer's receive buffer: the length of
+ * each fragment and whether more follow it (the header's MORE bit). Plain state driven from the
+ * channel's drain; it copies nothing, the message being whatever the sender copies from.
+ */
+final class Fragmenter {
+  private int chunk;
+  private long maxMessage;
+  private @Nullable Object message;
+  private long length;
+  private long offset;
+
+  Fragmenter(int chunk, long maxMessage) {
+    limits(chunk, maxMessage);
+  }
+
+  /** Sizes to the peer (its buffer size and the agreed maximum message size). */
+  void limits(int chunk, long maxMessage) {
+    if (chunk < 1) {
+      throw new IllegalArgumentException("fragment size must be positive, was " + chunk);
+    }
+    this.chunk = chunk;
+    this.maxMessage = maxMessage;
+  }
+
+  int chunk() {
+    return chunk;
+  }
+
+  long maxMessage() {
+    return maxMessage;
+  }
+
+  /** Whether a message of {@code size} bytes may be sent at all. */
+  boolean fits(long size) {
+    return size <= maxMessage;
+  }
+
+  /** The message being sent, null between messages. */
+  @Nullable Object message() {
+    return message;
+  }
+
+  void start(Object message, long length) {
+    this.message = message;
+    this.length = length;
+    this.offset = 0;
+  }
+
+  /** Where the next fragment starts in the message. */
+  long offset() {
+    return offset;
+  }
+
+  /** The next fragment's length: an empty message is one empty fragment. */
+  int nextLength() {
+    return (int) Math.min(length - offset, chunk);
+  }
+
+  /** Whether the message goes on after a fragment of {@code fragmentLength} at {@link #offset}. */
+  boolean moreAfter(int fragmentLength) {
+    return length - offset > fragmentLength;
+  }
+
+  /** A fragment of {@code fragmentLength} was posted; true when it was the last one (the message is done). */
+  boolean advance(int fragmentLength) {
+    offset += fragmentLength;
+    if (offset < length) {
+      return false;
+    }
+    message = null;
+    return true;
+  }
+
+  /** Drops the message being sent, returning it (for its release), or null. */
+  @Nullable Object abandon() {
+    Object m = message;
+    message = null;
+    return m;
+  }
+}

@@ -1,0 +1,53 @@
+package io.rdmareactive.rdma.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class ChannelCountersTest {
+
+  @Test
+  void aMessageCountsAsSentWhenItsLastSendCompletes() {
+    ChannelCounters c = new ChannelCounters(4);
+    c.messagePosted(3); // sends 1..3: one message in three fragments
+    c.messagePosted(4);
+    c.dataCompleted(2);
+    assertThat(c.snapshot(0).messagesSent()).isZero();
+    c.dataCompleted(3);
+    assertThat(c.snapshot(0).messagesSent()).isEqualTo(1);
+    c.dataCompleted(4);
+    assertThat(c.snapshot(0).messagesSent()).isEqualTo(2);
+    c.dataCompleted(5);
+    assertThat(c.snapshot(0).messagesSent()).isEqualTo(2);
+  }
+
+  @Test
+  void theRingOfMessageEndsWrapsAround() {
+    ChannelCounters c = new ChannelCounters(2);
+    for (long seq = 1; seq <= 7; seq++) {
+      c.messagePosted(seq);
+      c.dataCompleted(seq);
+    }
+    assertThat(c.snapshot(0).messagesSent()).isEqualTo(7);
+  }
+
+  @Test
+  void snapshotsCarryEveryCounterAndTheCredits() {
+    ChannelCounters c = new ChannelCounters(4);
+    c.messageReceived();
+    c.bytesReceived(10);
+    c.bytesReceived(5);
+    c.bytesSent(7);
+    c.creditUpdateSent();
+    c.creditUpdateReceived();
+    c.creditUpdateReceived();
+    c.sendsInFlight(3);
+    c.sendsInFlight(1);
+    c.receiverNotReady();
+    c.creditViolation();
+    c.creditStall();
+    c.completionError();
+    c.completionError();
+    assertThat(c.snapshot(9)).isEqualTo(new RdmaStatistics(0, 1, 7, 15, 1, 2, 9, 3, 1, 1, 1, 2));
+  }
+}

@@ -51,9 +51,13 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
   final MemorySegment postSrqRecvFn;
   final int numCompVectors;
 
-  /** cq_context ids handed to ibv_create_cq, so ibv_get_cq_event's cq_context finds the Java CQ. */
-  private final ConcurrentHashMap<Long, NativeCompletionQueue> cqsById = new ConcurrentHashMap<>();
-  private final AtomicLong nextCqId = new AtomicLong(1);
+  /**
+   * cq_context ids handed to ibv_create_cq, so ibv_get_cq_event's cq_context finds the Java CQ.
+   * Process-wide, not per wrapper: a channel shared by a transport loop serves CQs created through
+   * other wrappers (each endpoint borrows librdmacm's context anew).
+   */
+  private static final ConcurrentHashMap<Long, NativeCompletionQueue> CQS_BY_ID = new ConcurrentHashMap<>();
+  private static final AtomicLong NEXT_CQ_ID = new AtomicLong(1);
 
   private final Sinks.Many<AsyncEvent> asyncSink = Sinks.many().multicast().directBestEffort();
   /** Null for a borrowed context: its async fd is its owner's. */
@@ -272,19 +276,19 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
 
 
   long reserveCqId() {
-    return nextCqId.getAndIncrement();
+    return NEXT_CQ_ID.getAndIncrement();
   }
 
   void bindCq(long id, NativeCompletionQueue cq) {
-    cqsById.put(id, cq);
+    CQS_BY_ID.put(id, cq);
   }
 
   void unregisterCq(long id) {
-    cqsById.remove(id);
+    CQS_BY_ID.remove(id);
   }
 
   @Nullable NativeCompletionQueue cqById(long id) {
-    return cqsById.get(id);
+    return CQS_BY_ID.get(id);
   }
 
   /** Checks that {@code r} belongs to this context (objects of other contexts or providers are rejected). */

@@ -1,5 +1,7 @@
 package io.rdmareactive.rdma.transport;
 
+import org.jspecify.annotations.Nullable;
+
 /**
  * The credit protocol's arithmetic for one framed connection (see {@link RdmaChannel}): the
  * credits the peer granted us, the grants we still owe it, and when a credit-only message is due.
@@ -15,6 +17,8 @@ final class CreditWindow {
   private long peerArrivals;
   /** Receives posted since the last grant went out. */
   private int grantsPending;
+  /** The most credits the peer may have granted us: its announced buffers plus the reserve. */
+  private long peerMaxCredits = Long.MAX_VALUE;
 
   CreditWindow(int bufferCount) {
     // Pending grants never exceed the receive buffers; they must fit the header's grant field.
@@ -37,10 +41,28 @@ final class CreditWindow {
     grantsPending++;
   }
 
-  /** A SEND of the peer arrived with header {@code immediate}: it used one of our receives. */
-  void arrived(int immediate) {
-    credits += immediate & Protocol.GRANT_MASK;
+  /** The peer announced {@code bufferCount} receive buffers: it can never grant more (plus the reserve). */
+  void peerBuffers(int bufferCount) {
+    peerMaxCredits = (long) bufferCount + RdmaChannel.RESERVE;
+  }
+
+  /**
+   * A SEND of the peer arrived with header {@code immediate}: it used one of our receives.
+   * Returns the protocol violation it commits, or null: a SEND beyond the credits this side
+   * granted, or grants beyond the buffers the peer announced (the counts stop at the violation).
+   */
+  @Nullable String arrived(int immediate) {
+    if (peerArrivals + 1 > grantedTotal) {
+      return "it sent beyond the " + grantedTotal + " credits granted to it";
+    }
+    long granted = credits + (immediate & Protocol.GRANT_MASK);
+    if (granted > peerMaxCredits) {
+      return "it granted " + granted + " credits, more than the " + peerMaxCredits
+          + " receive buffers it announced (reserve included)";
+    }
+    credits = granted;
     peerArrivals++;
+    return null;
   }
 
   /** Data needs two credits: the last one is kept for a credit update. */

@@ -163,4 +163,35 @@ class CreditWindowTest {
     w.arrived(w.header(true, true));
     assertThat(w.credits()).isEqualTo(RdmaChannel.RESERVE + Protocol.GRANT_MASK);
   }
+
+  @Test
+  void aSendBeyondTheCreditsGrantedIsAViolation() {
+    CreditWindow w = new CreditWindow(8);
+    // The peer starts with the reserve: two SENDs are covered, a third is not.
+    assertThat(w.arrived(Protocol.immediate(0, false, false))).isNull();
+    assertThat(w.arrived(Protocol.immediate(0, false, false))).isNull();
+    assertThat(w.arrived(Protocol.immediate(0, false, false))).contains("beyond the 2 credits");
+    // Grants this side announced cover more.
+    CreditWindow g = new CreditWindow(8);
+    for (int i = 0; i < 4; i++) {
+      g.receivePosted();
+    }
+    g.sent(); // announces the four
+    for (int i = 0; i < 6; i++) {
+      assertThat(g.arrived(0)).as("arrival %d of 6 granted", i + 1).isNull();
+    }
+    assertThat(g.arrived(0)).contains("beyond the 6 credits");
+  }
+
+  @Test
+  void grantsBeyondTheBuffersThePeerAnnouncedAreAViolation() {
+    CreditWindow w = new CreditWindow(8);
+    w.peerBuffers(4); // at most 4 + the reserve of 2
+    assertThat(w.arrived(Protocol.immediate(4, false, false))).isNull(); // 2 + 4 = 6
+    assertThat(w.credits()).isEqualTo(6);
+    CreditWindow rogue = new CreditWindow(8);
+    rogue.peerBuffers(4);
+    assertThat(rogue.arrived(Protocol.immediate(0xFFFF, false, false))).contains("more than the 6 receive buffers");
+    assertThat(rogue.credits()).as("a violating grant is not taken").isEqualTo(2);
+  }
 }

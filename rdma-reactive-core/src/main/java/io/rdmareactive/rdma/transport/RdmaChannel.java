@@ -13,8 +13,6 @@ import io.rdmareactive.rdma.verbs.ReceiveRequest;
 import io.rdmareactive.rdma.verbs.SendRequest;
 import io.rdmareactive.rdma.verbs.WorkCompletion;
 import io.rdmareactive.rdma.verbs.WorkCompletionView;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
@@ -39,7 +37,6 @@ import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Schedulers;
 import reactor.util.Logger;
 import reactor.util.Loggers;
-import reactor.util.concurrent.Queues;
 import reactor.util.context.Context;
 
 /**
@@ -224,7 +221,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   /** The handshake is done: from here on data flows, sized for the peer ({@code null} in raw mode). */
   void start(Protocol.@Nullable Hello peer) {
-    newSources.add(new SendSource(null, null, peer)); // a marker the drain turns into the start
+    newSources.add(new SendSource(this, null, null, peer, sendCount)); // a marker the drain turns into the start
     drain();
   }
 
@@ -335,7 +332,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     return new Mono<>() {
       @Override
       public void subscribe(CoreSubscriber<? super Void> actual) {
-        SendSource s = new SendSource(messages, actual, null);
+        SendSource s = new SendSource(RdmaChannel.this, messages, actual, null, sendCount);
         actual.onSubscribe(s);
         newSources.add(s);
         drain();
@@ -576,7 +573,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   }
 
   private void deliver(int index, int length) {
-    ready.add(new ReceivedView(index, length));
+    ready.add(new ReceivedView(this, buffers, index, length));
     readyHeld++;
     counters.messageReceived();
   }
@@ -972,207 +969,5 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   private static ConnectionException reset(String what, @Nullable Throwable cause) {
     return new ConnectionException(ConnectionException.Reason.RESET, "connection reset: " + what, cause);
-  }
-
-  // ---- messages -----------------------------------------------------------------------------
-
-  /** A message in a receive buffer, until released. */
-  private final class ReceivedView implements RdmaMessage {
-    final int index;
-    private final int length;
-    @SuppressWarnings("unused") // through RELEASED: a field, not an AtomicBoolean, one object less per message
-    private volatile int released;
-
-    ReceivedView(int index, int length) {
-      this.index = index;
-      this.length = length;
-    }
-
-    @Override
-    public int length() {
-      return length;
-    }
-
-    @Override
-    public MemorySegment segment() {
-      if (isReleased()) {
-        throw new IllegalStateException("message already released");
-      }
-      return buffers.receiveMemory.asSlice(buffers.offset(index), length).asReadOnly();
-    }
-
-    boolean isReleased() {
-      return (int) RELEASED.getVolatile(this) != 0;
-    }
-
-    boolean belongsTo(RdmaChannel channel) {
-      return channel == RdmaChannel.this;
-    }
-
-    @Override
-    public void release() {
-      if (RELEASED.compareAndSet(this, 0, 1)) {
-        buffers.markReleased(index);
-        drain();
-      }
-    }
-  }
-
-  private static final VarHandle RELEASED;
-
-  static {
-    try {
-      RELEASED = MethodHandles.lookup().findVarHandle(ReceivedView.class, "released", int.class);
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
-  }
-
-  /** A reassembled (or, after close, rescued) message in heap memory. */
-  private static final class HeapMessage implements RdmaMessage {
-    final byte[] bytes;
-
-    HeapMessage(byte[] bytes) {
-      this.bytes = bytes;
-    }
-
-    @Override
-    public int length() {
-      return bytes.length;
-    }
-
-    @Override
-    public MemorySegment segment() {
-      return MemorySegment.ofArray(bytes).asReadOnly();
-    }
-
-    @Override
-    public byte[] toByteArray() {
-      return bytes.clone();
-    }
-
-    @Override
-    public void release() {}
-  }
-
-  /** One {@link #send} call: its publisher's items, requested as credits allow. */
-  private final class SendSource implements CoreSubscriber<Object>, Subscription {
-    final @Nullable Publisher<?> publisher;
-    final @Nullable CoreSubscriber<? super Void> actual;
-    final Protocol.@Nullable Hello hello;
-    /** Bounded: at most min(credits - 1, free send buffers) <= sendCount items are ever requested. */
-    final Queue<Object> queue = Queues.get(Math.max(8, sendCount)).get();
-    volatile @Nullable Subscription upstream;
-    volatile boolean upstreamDone;
-    volatile @Nullable Throwable upstreamError;
-    volatile boolean cancelled;
-    final AtomicBoolean terminated = new AtomicBoolean();
-    boolean subscribed;
-    long requested;
-    long polled;
-    long lastSequence;
-
-    SendSource(@Nullable Publisher<?> publisher, @Nullable CoreSubscriber<? super Void> actual,
-        Protocol.@Nullable Hello hello) {
-      this.publisher = publisher;
-      this.actual = actual;
-      this.hello = hello;
-    }
-
-    @Override
-    public void onSubscribe(Subscription s) {
-      if (Operators.validate(upstream, s)) {
-        upstream = s;
-        if (cancelled || terminated.get()) {
-          s.cancel();
-        }
-        drain();
-      }
-    }
-
-    @Override
-    public void onNext(Object item) {
-      if (terminated.get()) {
-        Operators.onDiscard(item, currentContext());
-        if (item instanceof RdmaMessage m) {
-          m.release();
-        }
-        return;
-      }
-      if (!queue.offer(item)) { // more than requested: a Reactive Streams violation upstream
-        if (item instanceof RdmaMessage m) {
-          m.release();
-        }
-        Subscription s = upstream;
-        if (s != null) {
-          s.cancel();
-        }
-        upstreamError = Exceptions.failWithOverflow("the publisher given to send() emitted more than requested");
-        upstreamDone = true;
-      }
-      drain();
-    }
-
-    @Override
-    public void onError(Throwable t) {
-      upstreamError = t;
-      upstreamDone = true;
-      drain();
-    }
-
-    @Override
-    public void onComplete() {
-      upstreamDone = true;
-      drain();
-    }
-
-    @Override
-    public Context currentContext() {
-      return actual == null ? Context.empty() : actual.currentContext();
-    }
-
-    @Override
-    public void request(long n) {
-      // a Mono<Void>: nothing to request
-    }
-
-    @Override
-    public void cancel() {
-      cancelled = true;
-      cancelUpstream();
-      drain();
-    }
-
-    void cancelUpstream() {
-      Subscription s = upstream;
-      if (s != null) {
-        s.cancel();
-      }
-      clear();
-    }
-
-    private void clear() {
-      Object o;
-      while ((o = queue.poll()) != null) {
-        if (o instanceof RdmaMessage m) {
-          m.release();
-        }
-      }
-    }
-
-    void complete() {
-      if (terminated.compareAndSet(false, true) && actual != null) {
-        actual.onComplete();
-      }
-    }
-
-    void fail(Throwable t) {
-      if (terminated.compareAndSet(false, true)) {
-        cancelUpstream();
-        if (actual != null && !cancelled) {
-          actual.onError(t);
-        }
-      }
-    }
   }
 }

@@ -1,7 +1,6 @@
 package io.rdmareactive.rdma.transport;
 
 import io.rdmareactive.rdma.ConnectionException;
-import io.rdmareactive.rdma.MessageTooLargeException;
 import io.rdmareactive.rdma.RdmaException;
 import io.rdmareactive.rdma.ResourceBusyException;
 import io.rdmareactive.rdma.ResourceClosedException;
@@ -10,17 +9,10 @@ import io.rdmareactive.rdma.internal.CompletionViewSubscriber;
 import io.rdmareactive.rdma.spi.Endpoint;
 import io.rdmareactive.rdma.verbs.QueuePair;
 import io.rdmareactive.rdma.verbs.ReceiveRequest;
-import io.rdmareactive.rdma.verbs.SendRequest;
 import io.rdmareactive.rdma.verbs.WorkCompletion;
 import io.rdmareactive.rdma.verbs.WorkCompletionView;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -90,9 +82,10 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   static final int RESERVE = 2;
 
   private static final Logger log = Loggers.getLogger(RdmaChannel.class);
-  private static final long RECV = 1L << 40;
-  private static final long DATA = 2L << 40;
-  private static final long CREDIT = 3L << 40;
+  /** Work request ids: a tag in bits 40-47, the buffer index below. */
+  static final long RECV = 1L << 40;
+  static final long DATA = 2L << 40;
+  static final long CREDIT = 3L << 40;
   private static final long TAG = 0xFFL << 40;
   private static final int CLOSE_RETRIES = 5_000;
   /**
@@ -115,13 +108,11 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private final int sendDepth;
   private final RegisteredBuffers buffers;
   private final ReceiveRequest receiveRequest = new ReceiveRequest();
-  private final SendRequest sendRequest = new SendRequest();
 
   // Inputs from any thread.
   private final AtomicInteger wip = new AtomicInteger();
   private final CompletionRing ring;
   private final CompletionRing.Handler completionHandler = this::onCompletion;
-  private final Queue<SendSource> newSources = new ConcurrentLinkedQueue<>();
   private final AtomicLong inboundRequested = new AtomicLong();
   private final AtomicBoolean inboundSubscribed = new AtomicBoolean();
   private volatile @Nullable CoreSubscriber<? super RdmaMessage> inbound;
@@ -142,15 +133,8 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private int posted;
   private int held;
   private int readyHeld;
-  private int sendsOutstanding;
   private final ArrayDeque<RdmaMessage> ready = new ArrayDeque<>();
   private final Reassembler reassembler;
-  private final ArrayDeque<SendSource> sources = new ArrayDeque<>();
-  private final ArrayDeque<SendSource> awaitingAck = new ArrayDeque<>();
-  private long dataPosted;
-  private long dataCompleted;
-  /** Sequence number of the first data send that failed; sends before it were delivered. */
-  private long firstFailedData = Long.MAX_VALUE;
   private boolean disconnected;
   private boolean closed;
   private boolean inboundTerminated;
@@ -159,8 +143,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private int drainFailures;
 
   private final ChannelCounters counters;
-  /** Whether the sender is waiting for credits now; a stall is counted once, when it starts. */
-  private boolean creditStalled;
+  private final OutboundSender sender;
 
   /**
    * Registers the buffers on {@code endpoint}, posts the initial receives and starts its completion
@@ -197,6 +180,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     buffers = RegisteredBuffers.register(endpoint.protectionDomain(), receiveCount, sendCount, bufferSize);
     ring = new CompletionRing(receiveCount + sendDepth); // every entry is an outstanding work request
     counters = new ChannelCounters(sendCount);
+    sender = new OutboundSender(this, qp, config, buffers, window, fragmenter, counters);
     try {
       // Before the connection is established, as rdma_server.c does: the peer may send at once.
       int initial = raw ? receiveCount : RESERVE;
@@ -221,7 +205,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   /** The handshake is done: from here on data flows, sized for the peer ({@code null} in raw mode). */
   void start(Protocol.@Nullable Hello peer) {
-    newSources.add(new SendSource(this, null, null, peer, sendCount)); // a marker the drain turns into the start
+    sender.submit(new SendSource(this, null, null, peer, sendCount)); // a marker the drain turns into the start
     drain();
   }
 
@@ -334,7 +318,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       public void subscribe(CoreSubscriber<? super Void> actual) {
         SendSource s = new SendSource(RdmaChannel.this, messages, actual, null, sendCount);
         actual.onSubscribe(s);
-        newSources.add(s);
+        sender.submit(s);
         drain();
       }
     };
@@ -441,13 +425,13 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       return;
     }
     SendSource s;
-    while ((s = newSources.poll()) != null) {
+    while ((s = sender.pollNew()) != null) {
       if (s.publisher == null) {
         startLocked(s.hello);
       } else if (disconnected) {
         s.fail(sendError());
       } else {
-        sources.add(s);
+        sender.enqueue(s);
       }
     }
     takeReleases();
@@ -456,8 +440,12 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     emitInbound();
     if (!disconnected && !flushedBeforeStart) { // reposted into a QP in ERROR they would only flush again
       postReceives();
-      pumpOutbound();
-      sendCredits();
+      if (started) {
+        if (!disposeRequested) {
+          sender.pump();
+        }
+        sender.sendCredits();
+      }
     }
     closeIfDue();
   }
@@ -538,17 +526,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       }
       return;
     }
-    sendsOutstanding--;
-    if (tag == DATA) {
-      buffers.freeSend(index);
-      dataCompleted++;
-      if (!success && firstFailedData == Long.MAX_VALUE) {
-        firstFailedData = dataCompleted;
-      }
-      if (success) {
-        counters.dataCompleted(dataCompleted);
-      }
-    }
+    sender.sendCompleted(tag == DATA, index, success);
     if (!success) {
       if (status == WorkCompletion.Status.RNR_RETRY_EXC_ERR) {
         counters.receiverNotReady();
@@ -559,12 +537,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
             new WorkCompletionException(failedRecord(failed, wrId, status)));
       }
     }
-    SendSource head;
-    while ((head = awaitingAck.peek()) != null && head.lastSequence <= dataCompleted
-        && head.lastSequence < firstFailedData) {
-      awaitingAck.poll();
-      head.complete();
-    }
+    sender.acknowledge();
   }
 
   private static WorkCompletion failedRecord(@Nullable WorkCompletion failed, long wrId, WorkCompletion.Status status) {
@@ -650,211 +623,6 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     posted++;
   }
 
-  private void pumpOutbound() {
-    if (!started || disposeRequested) {
-      return;
-    }
-    for (;;) {
-      if (fragmenter.message() == null) {
-        SendSource src = sources.peek();
-        if (src == null) {
-          return;
-        }
-        if (src.cancelled) {
-          sources.poll();
-          src.cancelUpstream();
-          continue;
-        }
-        if (!src.subscribed) {
-          src.subscribed = true;
-          src.publisher.subscribe(src);
-        }
-        Throwable error = src.upstreamError;
-        if (error != null) {
-          sources.poll();
-          src.fail(error);
-          continue;
-        }
-        Object item = src.queue.poll();
-        if (item == null) {
-          if (src.upstreamDone) {
-            sources.poll();
-            src.lastSequence = dataPosted;
-            awaitingAck.add(src);
-            if (dataCompleted >= dataPosted) {
-              awaitingAck.remove(src);
-              src.complete();
-            }
-            continue;
-          }
-          requestMore(src);
-          if (src.queue.isEmpty()) {
-            return;
-          }
-          continue;
-        }
-        src.polled++;
-        Object sendable;
-        try {
-          sendable = toSendable(item);
-        } catch (RuntimeException e) {
-          sources.poll();
-          src.fail(e);
-          continue;
-        }
-        long size = lengthOf(sendable);
-        if (!fragmenter.fits(size)) {
-          if (sendable instanceof ReceivedView rv) {
-            rv.release();
-          }
-          sources.poll();
-          src.fail(new MessageTooLargeException(size, fragmenter.maxMessage()));
-          continue;
-        }
-        fragmenter.start(sendable, size);
-      }
-      if (!postChunks()) {
-        SendSource head = sources.peek();
-        if (head != null) {
-          requestMore(head);
-        }
-        return;
-      }
-    }
-  }
-
-  private void requestMore(SendSource src) {
-    Subscription up = src.upstream;
-    if (up == null || src.upstreamDone || src.cancelled) {
-      return;
-    }
-    long capacity = raw ? buffers.freeSends() : Math.min(window.dataCapacity(), buffers.freeSends());
-    long want = capacity - (src.requested - src.polled) - (fragmenter.message() != null ? 1 : 0);
-    if (want > 0) {
-      creditStalled = false;
-      src.requested += want;
-      up.request(want);
-    } else if (!raw && !window.canSendData() && src.requested == src.polled && !creditStalled) {
-      creditStalled = true; // a live publisher gets no demand until the receiver grants credits
-      counters.creditStall();
-    }
-  }
-
-  /** Posts fragments of the current message; false when out of credits or send buffers. */
-  private boolean postChunks() {
-    Object m = fragmenter.message();
-    for (;;) {
-      if (!raw && !window.canSendData()) {
-        if (!creditStalled) {
-          creditStalled = true;
-          counters.creditStall();
-        }
-        return false;
-      }
-      if (sendsOutstanding >= sendDepth || buffers.freeSends() == 0) {
-        return false;
-      }
-      creditStalled = false;
-      int length = fragmenter.nextLength();
-      boolean more = fragmenter.moreAfter(length);
-      long from = fragmenter.offset();
-      int index = buffers.takeSend();
-      long offset = buffers.offset(index);
-      switch (m) {
-        case byte[] b -> MemorySegment.copy(b, (int) from, buffers.sendMemory, ValueLayout.JAVA_BYTE, offset, length);
-        case ReceivedView v -> MemorySegment.copy(buffers.receiveMemory, buffers.offset(v.index) + from,
-            buffers.sendMemory, offset, length);
-        default -> MemorySegment.copy((MemorySegment) m, from, buffers.sendMemory, offset, length);
-      }
-      sendRequest.reset(DATA | index, raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM)
-          .gather(buffers.sendRegion, offset, length);
-      int inline = config.inlineThreshold();
-      sendRequest.flags(SendRequest.SIGNALED | (inline > 0 && length <= inline ? SendRequest.INLINE : 0));
-      if (!raw) {
-        sendRequest.immediate(window.header(more, false));
-      }
-      qp.postSend(sendRequest);
-      if (!raw) {
-        if (!window.sent()) {
-          counters.creditViolation();
-        }
-      }
-      sent();
-      dataPosted++;
-      counters.bytesSent(length);
-      if (fragmenter.advance(length)) {
-        counters.messagePosted(dataPosted);
-        if (m instanceof ReceivedView v) {
-          v.release(); // copied: its receive buffer can go back
-        }
-        return true;
-      }
-    }
-  }
-
-  private void sent() {
-    sendsOutstanding++;
-    counters.sendsInFlight(sendsOutstanding);
-  }
-
-  private void sendCredits() {
-    if (raw || !started || sendsOutstanding >= sendDepth || !window.creditUpdateDue()) {
-      return;
-    }
-    sendRequest.reset(CREDIT, SendRequest.Opcode.SEND_WITH_IMM).immediate(window.header(false, true));
-    qp.postSend(sendRequest);
-    window.sent(); // creditUpdateDue() saw a credit
-    counters.creditUpdateSent();
-    sent();
-  }
-
-  /**
-   * What the item's bytes are copied from, wrapping nothing where that is possible (a wrapper per
-   * message would be an allocation per message): a byte[] and a message this connection received
-   * into one of its buffers are copied from directly (echo), the latter released once copied.
-   */
-  private Object toSendable(Object item) {
-    if (item instanceof byte[] || item instanceof MemorySegment) {
-      return item;
-    }
-    if (item instanceof ReceivedView rv && rv.belongsTo(this) && rv.length() <= fragmenter.chunk()) {
-      if (rv.isReleased()) {
-        throw new IllegalStateException("message already released");
-      }
-      return rv;
-    }
-    if (item instanceof HeapMessage h) {
-      return h.bytes;
-    }
-    return toSegment(item);
-  }
-
-  private static long lengthOf(Object sendable) {
-    return switch (sendable) {
-      case byte[] b -> b.length;
-      case ReceivedView v -> v.length();
-      default -> ((MemorySegment) sendable).byteSize();
-    };
-  }
-
-  private MemorySegment toSegment(Object item) {
-    return switch (item) {
-      case byte[] b -> MemorySegment.ofArray(b);
-      case ByteBuffer b -> MemorySegment.ofBuffer(b);
-      case MemorySegment s -> s;
-      case CharSequence s -> MemorySegment.ofArray(s.toString().getBytes(StandardCharsets.UTF_8));
-      case RdmaMessage m -> {
-        try {
-          yield MemorySegment.ofArray(m.toByteArray());
-        } finally {
-          m.release();
-        }
-      }
-      default -> throw new IllegalArgumentException("cannot send a " + item.getClass().getName()
-          + ": send byte[], ByteBuffer, MemorySegment, CharSequence or RdmaMessage");
-    };
-  }
-
   // ---- lifecycle ----------------------------------------------------------------------------
 
   private void disconnectIfDue() {
@@ -864,7 +632,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     Throwable f = failure;
     boolean peerGone = peerDisconnected;
     boolean local = disposeRequested;
-    if (f == null && !peerGone && !(local && sendsOutstanding == 0)) {
+    if (f == null && !peerGone && !(local && sender.sendsOutstanding() == 0)) {
       return;
     }
     disconnected = true;
@@ -877,13 +645,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       sendError = new ResourceClosedException(toString());
     }
     Throwable e = sendError();
-    if (fragmenter.abandon() instanceof ReceivedView v) {
-      v.release();
-    }
-    SendSource s;
-    while ((s = sources.poll()) != null) {
-      s.fail(e);
-    }
+    sender.abandon(e);
     // Sends wholly posted (awaitingAck) succeed or fail by their completions, still to come.
     try {
       endpoint.disconnect();
@@ -909,14 +671,11 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     if (!disconnected || closed) {
       return;
     }
-    if ((posted > 0 || sendsOutstanding > 0) && !completionsDead) {
+    if ((posted > 0 || sender.sendsOutstanding() > 0) && !completionsDead) {
       return; // the flush completions are on their way
     }
     closed = true;
-    SendSource unacknowledged;
-    while ((unacknowledged = awaitingAck.poll()) != null) {
-      unacknowledged.fail(sendError());
-    }
+    sender.failUnacknowledged(sendError());
     // What waits for the subscriber moves off the registered memory, which goes now.
     int n = ready.size();
     for (int i = 0; i < n; i++) {
@@ -960,7 +719,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     ring.discard();
     buffers.discardReleased();
     SendSource s;
-    while ((s = newSources.poll()) != null) {
+    while ((s = sender.pollNew()) != null) {
       if (s.publisher != null) {
         s.fail(sendError());
       }

@@ -8,15 +8,11 @@ import io.rdmareactive.rdma.WorkCompletionException;
 import io.rdmareactive.rdma.internal.CompletionViewSubscriber;
 import io.rdmareactive.rdma.spi.Endpoint;
 import io.rdmareactive.rdma.verbs.QueuePair;
-import io.rdmareactive.rdma.verbs.ReceiveRequest;
 import io.rdmareactive.rdma.verbs.WorkCompletion;
 import io.rdmareactive.rdma.verbs.WorkCompletionView;
 import java.net.InetSocketAddress;
-import java.util.ArrayDeque;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
@@ -24,7 +20,6 @@ import reactor.core.CoreSubscriber;
 import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Operators;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.Schedulers;
 import reactor.util.Logger;
@@ -107,16 +102,11 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private final int sendCount;
   private final int sendDepth;
   private final RegisteredBuffers buffers;
-  private final ReceiveRequest receiveRequest = new ReceiveRequest();
 
   // Inputs from any thread.
   private final AtomicInteger wip = new AtomicInteger();
   private final CompletionRing ring;
   private final CompletionRing.Handler completionHandler = this::onCompletion;
-  private final AtomicLong inboundRequested = new AtomicLong();
-  private final AtomicBoolean inboundSubscribed = new AtomicBoolean();
-  private volatile @Nullable CoreSubscriber<? super RdmaMessage> inbound;
-  private volatile boolean inboundCancelled;
   private volatile boolean disposeRequested;
   private volatile boolean peerDisconnected;
   private volatile boolean completionsDead;
@@ -130,20 +120,14 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private boolean flushedBeforeStart;
   private final Fragmenter fragmenter;
   private final CreditWindow window;
-  private int posted;
-  private int held;
-  private int readyHeld;
-  private final ArrayDeque<RdmaMessage> ready = new ArrayDeque<>();
-  private final Reassembler reassembler;
   private boolean disconnected;
   private boolean closed;
-  private boolean inboundTerminated;
-  private @Nullable Throwable inboundError;
   private @Nullable Throwable sendError;
   private int drainFailures;
 
   private final ChannelCounters counters;
   private final OutboundSender sender;
+  private final InboundReceiver receiver;
 
   /**
    * Registers the buffers on {@code endpoint}, posts the initial receives and starts its completion
@@ -176,16 +160,16 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     this.window = new CreditWindow(bufferCount);
     this.fragmenter = new Fragmenter(bufferSize,
         raw ? Math.min(bufferSize, config.maxMessageSize()) : config.maxMessageSize());
-    this.reassembler = new Reassembler(config.maxMessageSize());
     buffers = RegisteredBuffers.register(endpoint.protectionDomain(), receiveCount, sendCount, bufferSize);
     ring = new CompletionRing(receiveCount + sendDepth); // every entry is an outstanding work request
     counters = new ChannelCounters(sendCount);
+    receiver = new InboundReceiver(this, qp, config, buffers, window, counters);
     sender = new OutboundSender(this, qp, config, buffers, window, fragmenter, counters);
     try {
       // Before the connection is established, as rdma_server.c does: the peer may send at once.
       int initial = raw ? receiveCount : RESERVE;
       for (int i = 0; i < initial; i++) {
-        postReceive();
+        receiver.postReceive();
       }
       endpoint.completionQueue().completions(config.completionOptions()).subscribe(this);
       endpoint.onDisconnect().subscribe(null, null, () -> {
@@ -252,6 +236,11 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     drain();
   }
 
+  /** Whether {@link #dispose} was called (closing may not have begun). */
+  boolean disposeRequested() {
+    return disposeRequested;
+  }
+
   @Override
   public boolean isDisposed() {
     return disposeRequested || closedFlag;
@@ -271,42 +260,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   @Override
   public Flux<RdmaMessage> receive() {
-    return new Flux<>() {
-      @Override
-      public void subscribe(CoreSubscriber<? super RdmaMessage> actual) {
-        if (!inboundSubscribed.compareAndSet(false, true)) {
-          Operators.error(actual, new IllegalStateException("receive() of " + RdmaChannel.this
-              + " allows one subscriber, and it has one"));
-          return;
-        }
-        if (disposeRequested) {
-          Operators.error(actual, new ResourceClosedException(RdmaChannel.this.toString()));
-          return;
-        }
-        actual.onSubscribe(new Subscription() {
-          @Override
-          public void request(long n) {
-            if (Operators.validate(n)) {
-              for (;;) { // not getAndUpdate: its lambda would capture n, an allocation per request
-                long r = inboundRequested.get();
-                if (r == Long.MAX_VALUE || inboundRequested.compareAndSet(r, Operators.addCap(r, n))) {
-                  break;
-                }
-              }
-              drain();
-            }
-          }
-
-          @Override
-          public void cancel() {
-            inboundCancelled = true;
-            drain();
-          }
-        });
-        inbound = actual;
-        drain();
-      }
-    };
+    return receiver.receive();
   }
 
   // ---- outbound -----------------------------------------------------------------------------
@@ -421,7 +375,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private void drainOnce() {
     if (closed) {
       discardInputs();
-      emitInbound();
+      receiver.emit(closed);
       return;
     }
     SendSource s;
@@ -434,12 +388,12 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
         sender.enqueue(s);
       }
     }
-    takeReleases();
+    receiver.takeReleases();
     ring.drainTo(completionHandler);
     disconnectIfDue();
-    emitInbound();
+    receiver.emit(closed);
     if (!disconnected && !flushedBeforeStart) { // reposted into a QP in ERROR they would only flush again
-      postReceives();
+      receiver.postReceives();
       if (started) {
         if (!disposeRequested) {
           sender.pump();
@@ -461,10 +415,6 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     }
   }
 
-  private void takeReleases() {
-    held -= buffers.reclaimReleased();
-  }
-
   /** One completion; {@code failed} is its record when it failed (for the exception), else null. */
   private void onCompletion(long wrId, WorkCompletion.Status status, int byteLength, boolean hasImmediate,
       int immediateData, @Nullable WorkCompletion failed) {
@@ -480,9 +430,8 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
       counters.completionError(); // flushes after a disconnect are the disconnect, not errors
     }
     if (tag == RECV) {
-      posted--;
       if (!success) {
-        buffers.freeReceive(index);
+        receiver.failed(index);
         if (earlyFlush) {
           flushedBeforeStart = true; // the handshake's outcome decides; startLocked if it succeeds anyway
         } else if (!disconnected && failure == null && !peerDisconnected) {
@@ -492,38 +441,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
         }
         return;
       }
-      if (raw) {
-        counters.bytesReceived(byteLength);
-        deliver(index, byteLength);
-        return;
-      }
-      if (!hasImmediate || (immediateData & Protocol.RESERVED_MASK) != 0) {
-        buffers.freeReceive(index);
-        protocolError("a SEND without a valid rdma-reactive header (immediate data)");
-        return;
-      }
-      int imm = immediateData;
-      window.arrived(imm);
-      if ((imm & Protocol.CREDIT) != 0) {
-        counters.creditUpdateReceived();
-        buffers.freeReceive(index);
-        return;
-      }
-      int length = byteLength;
-      counters.bytesReceived(length);
-      if (reassembler.isFragment(imm)) {
-        if (!reassembler.append(buffers.receiveMemory, buffers.offset(index), length)) {
-          protocolError("the peer sent a message above the maximum of " + config.maxMessageSize() + " bytes");
-        }
-        buffers.freeReceive(index);
-        byte[] whole = reassembler.complete(imm);
-        if (whole != null) {
-          ready.add(new HeapMessage(whole));
-          counters.messageReceived();
-        }
-      } else {
-        deliver(index, length);
-      }
+      receiver.received(index, byteLength, hasImmediate, immediateData);
       return;
     }
     sender.sendCompleted(tag == DATA, index, success);
@@ -545,82 +463,11 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
         : new WorkCompletion(wrId, status, WorkCompletion.Opcode.UNKNOWN, 0, 0, 0, false, 0, 0);
   }
 
-  private void deliver(int index, int length) {
-    ready.add(new ReceivedView(this, buffers, index, length));
-    readyHeld++;
-    counters.messageReceived();
-  }
-
-  private void protocolError(String what) {
+  /** Fails the connection for a peer breaking the protocol. */
+  void protocolError(String what) {
     if (failure == null) {
       failure = new RdmaException("protocol error on " + this + ": " + what);
     }
-  }
-
-  private void emitInbound() {
-    CoreSubscriber<? super RdmaMessage> a = inbound;
-    if (inboundCancelled) {
-      inbound = null; // rule 3.13: drop a cancelled subscriber (subscribe's drain comes after it set it)
-      RdmaMessage m;
-      while ((m = ready.poll()) != null) {
-        if (m instanceof ReceivedView rv) {
-          readyHeld--;
-          buffers.freeReceive(rv.index);
-        }
-      }
-      return;
-    }
-    if (a == null || inboundTerminated) {
-      return;
-    }
-    long r = inboundRequested.get();
-    long e = 0;
-    while (e != r && !ready.isEmpty() && !inboundCancelled) {
-      RdmaMessage m = ready.poll();
-      if (m instanceof ReceivedView) {
-        readyHeld--;
-        held++;
-      }
-      a.onNext(m);
-      e++;
-    }
-    if (e != 0 && r != Long.MAX_VALUE) {
-      inboundRequested.addAndGet(-e);
-    }
-    if (closed && ready.isEmpty() && !inboundCancelled) {
-      inboundTerminated = true;
-      inbound = null; // and a terminated one
-      Throwable t = inboundError;
-      if (t != null) {
-        a.onError(t);
-      } else {
-        a.onComplete();
-      }
-    }
-  }
-
-  private void postReceives() {
-    int target;
-    if (raw) {
-      target = receiveCount;
-    } else {
-      long demand = inboundCancelled ? Long.MAX_VALUE : inbound == null ? 0 : inboundRequested.get();
-      long uncovered = Math.max(0, demand - ready.size());
-      int room = Math.max(0, bufferCount - held - readyHeld);
-      target = RESERVE + (int) Math.min(uncovered, room);
-    }
-    while (posted < target && buffers.freeReceives() > 0) {
-      postReceive();
-      if (!raw) {
-        window.receivePosted();
-      }
-    }
-  }
-
-  private void postReceive() {
-    int index = buffers.takeReceive();
-    qp.postReceive(receiveRequest.set(RECV | index, buffers.receiveRegion, buffers.offset(index), bufferSize));
-    posted++;
   }
 
   // ---- lifecycle ----------------------------------------------------------------------------
@@ -638,7 +485,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     disconnected = true;
     if (f != null) {
       sendError = f;
-      inboundError = f;
+      receiver.fail(f);
     } else if (peerGone && !local) {
       sendError = reset("the peer disconnected", null);
     } else {
@@ -671,25 +518,19 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     if (!disconnected || closed) {
       return;
     }
-    if ((posted > 0 || sender.sendsOutstanding() > 0) && !completionsDead) {
+    if ((receiver.posted() > 0 || sender.sendsOutstanding() > 0) && !completionsDead) {
       return; // the flush completions are on their way
     }
     closed = true;
     sender.failUnacknowledged(sendError());
     // What waits for the subscriber moves off the registered memory, which goes now.
-    int n = ready.size();
-    for (int i = 0; i < n; i++) {
-      RdmaMessage m = ready.poll();
-      ready.add(m instanceof ReceivedView rv ? new HeapMessage(rv.toByteArray()) : m);
-    }
-    readyHeld = 0;
-    reassembler.clear();
+    receiver.rescue();
     Subscription s = completionSubscription;
     if (s != null) {
       s.cancel();
     }
     buffers.deregister();
-    emitInbound(); // before onDispose, which cancels a server's handler
+    receiver.emit(closed); // before onDispose, which cancels a server's handler
     free(0);
   }
 

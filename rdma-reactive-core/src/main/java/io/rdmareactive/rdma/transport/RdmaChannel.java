@@ -2,8 +2,6 @@ package io.rdmareactive.rdma.transport;
 
 import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.RdmaException;
-import io.rdmareactive.rdma.ResourceBusyException;
-import io.rdmareactive.rdma.ResourceClosedException;
 import io.rdmareactive.rdma.WorkCompletionException;
 import io.rdmareactive.rdma.internal.CompletionViewSubscriber;
 import io.rdmareactive.rdma.spi.Endpoint;
@@ -11,7 +9,6 @@ import io.rdmareactive.rdma.verbs.QueuePair;
 import io.rdmareactive.rdma.verbs.WorkCompletion;
 import io.rdmareactive.rdma.verbs.WorkCompletionView;
 import java.net.InetSocketAddress;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
@@ -20,8 +17,6 @@ import reactor.core.CoreSubscriber;
 import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Sinks;
-import reactor.core.scheduler.Schedulers;
 import reactor.util.Logger;
 import reactor.util.Loggers;
 import reactor.util.context.Context;
@@ -82,14 +77,6 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   static final long DATA = 2L << 40;
   static final long CREDIT = 3L << 40;
   private static final long TAG = 0xFFL << 40;
-  private static final int CLOSE_RETRIES = 5_000;
-  /**
-   * How long a disconnected channel waits for the flush completions of what it still had posted
-   * before it frees everything anyway. The QP is in ERROR by then, so the device no longer touches
-   * the buffers; the wait only keeps the accounting exact. It bounds a close whose flushes were
-   * seen late (observed rarely on rxe under heavy load): a close must never hang.
-   */
-  static final long FLUSH_WAIT_SECONDS = 10;
 
   private final Endpoint endpoint;
   private final QueuePair qp;
@@ -109,25 +96,20 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private final CompletionRing.Handler completionHandler = this::onCompletion;
   private volatile boolean disposeRequested;
   private volatile boolean peerDisconnected;
-  private volatile boolean completionsDead;
   private volatile @Nullable Throwable failure;
   private volatile @Nullable Subscription completionSubscription;
-  private volatile boolean closedFlag;
-  private final Sinks.Empty<Void> disposed = Sinks.empty();
 
   // Drain state.
   private boolean started;
   private boolean flushedBeforeStart;
   private final Fragmenter fragmenter;
   private final CreditWindow window;
-  private boolean disconnected;
-  private boolean closed;
-  private @Nullable Throwable sendError;
   private int drainFailures;
 
   private final ChannelCounters counters;
   private final OutboundSender sender;
   private final InboundReceiver receiver;
+  private final ChannelCloser closer;
 
   /**
    * Registers the buffers on {@code endpoint}, posts the initial receives and starts its completion
@@ -165,6 +147,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     counters = new ChannelCounters(sendCount);
     receiver = new InboundReceiver(this, qp, config, buffers, window, counters);
     sender = new OutboundSender(this, qp, config, buffers, window, fragmenter, counters);
+    closer = new ChannelCloser(this, endpoint, buffers, ring, sender, receiver);
     try {
       // Before the connection is established, as rdma_server.c does: the peer may send at once.
       int initial = raw ? receiveCount : RESERVE;
@@ -241,19 +224,34 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     return disposeRequested;
   }
 
+  boolean peerDisconnected() {
+    return peerDisconnected;
+  }
+
+  @Nullable Throwable failure() {
+    return failure;
+  }
+
+  void cancelCompletions() {
+    Subscription s = completionSubscription;
+    if (s != null) {
+      s.cancel();
+    }
+  }
+
   @Override
   public boolean isDisposed() {
-    return disposeRequested || closedFlag;
+    return disposeRequested || closer.isClosed();
   }
 
   @Override
   public Mono<Void> onDispose() {
-    return disposed.asMono();
+    return closer.onDispose();
   }
 
   @Override
   public String toString() {
-    return "RdmaConnection[" + address + (raw ? ", raw" : "") + (closedFlag ? ", closed" : "") + "]";
+    return "RdmaConnection[" + address + (raw ? ", raw" : "") + (closer.isClosed() ? ", closed" : "") + "]";
   }
 
   // ---- inbound ------------------------------------------------------------------------------
@@ -323,7 +321,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   @Override
   public void onError(Throwable t) {
-    completionsDead = true;
+    closer.completionsEnded();
     if (failure == null) {
       failure = new RdmaException("the completion stream of " + this + " failed", t);
     }
@@ -332,7 +330,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   @Override
   public void onComplete() {
-    completionsDead = true;
+    closer.completionsEnded();
     drain();
   }
 
@@ -361,9 +359,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
           continue; // once more, now failing: the lifecycle takes it from here
         }
         log.error("rdma-reactive: " + this + " keeps failing; giving up on it", t);
-        closed = true;
-        closedFlag = true;
-        disposed.tryEmitEmpty();
+        closer.giveUp();
       }
       missed = wip.addAndGet(-missed);
       if (missed == 0) {
@@ -373,26 +369,26 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   }
 
   private void drainOnce() {
-    if (closed) {
-      discardInputs();
-      receiver.emit(closed);
+    if (closer.closed()) {
+      closer.discardInputs();
+      receiver.emit(true);
       return;
     }
     SendSource s;
     while ((s = sender.pollNew()) != null) {
       if (s.publisher == null) {
         startLocked(s.hello);
-      } else if (disconnected) {
-        s.fail(sendError());
+      } else if (closer.disconnected()) {
+        s.fail(closer.sendError());
       } else {
         sender.enqueue(s);
       }
     }
     receiver.takeReleases();
     ring.drainTo(completionHandler);
-    disconnectIfDue();
-    receiver.emit(closed);
-    if (!disconnected && !flushedBeforeStart) { // reposted into a QP in ERROR they would only flush again
+    closer.disconnectIfDue();
+    receiver.emit(closer.closed());
+    if (!closer.disconnected() && !flushedBeforeStart) { // reposted into a QP in ERROR they would only flush again
       receiver.postReceives();
       if (started) {
         if (!disposeRequested) {
@@ -401,7 +397,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
         sender.sendCredits();
       }
     }
-    closeIfDue();
+    closer.closeIfDue();
   }
 
   private void startLocked(Protocol.@Nullable Hello peer) {
@@ -426,7 +422,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     // flushes can overtake the event. Disconnecting on them would fail establish() with our own
     // RESET before the CM's REFUSED/UNREACHABLE reaches it.
     boolean earlyFlush = status == WorkCompletion.Status.WR_FLUSH_ERR && !started;
-    if (!success && !earlyFlush && !disconnected && !peerDisconnected) {
+    if (!success && !earlyFlush && !closer.disconnected() && !peerDisconnected) {
       counters.completionError(); // flushes after a disconnect are the disconnect, not errors
     }
     if (tag == RECV) {
@@ -434,7 +430,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
         receiver.failed(index);
         if (earlyFlush) {
           flushedBeforeStart = true; // the handshake's outcome decides; startLocked if it succeeds anyway
-        } else if (!disconnected && failure == null && !peerDisconnected) {
+        } else if (!closer.disconnected() && failure == null && !peerDisconnected) {
           failure = status == WorkCompletion.Status.WR_FLUSH_ERR
               ? reset("the queue pair went to the error state", null)
               : reset("a receive failed", new WorkCompletionException(failedRecord(failed, wrId, status)));
@@ -450,7 +446,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
         counters.receiverNotReady();
       }
       // A send failing because the peer just disconnected is the disconnect, not a fault.
-      if (!disconnected && failure == null && !peerDisconnected) {
+      if (!closer.disconnected() && failure == null && !peerDisconnected) {
         failure = reset("a send failed (the peer is gone or stopped receiving)",
             new WorkCompletionException(failedRecord(failed, wrId, status)));
       }
@@ -470,104 +466,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     }
   }
 
-  // ---- lifecycle ----------------------------------------------------------------------------
-
-  private void disconnectIfDue() {
-    if (disconnected) {
-      return;
-    }
-    Throwable f = failure;
-    boolean peerGone = peerDisconnected;
-    boolean local = disposeRequested;
-    if (f == null && !peerGone && !(local && sender.sendsOutstanding() == 0)) {
-      return;
-    }
-    disconnected = true;
-    if (f != null) {
-      sendError = f;
-      receiver.fail(f);
-    } else if (peerGone && !local) {
-      sendError = reset("the peer disconnected", null);
-    } else {
-      sendError = new ResourceClosedException(toString());
-    }
-    Throwable e = sendError();
-    sender.abandon(e);
-    // Sends wholly posted (awaitingAck) succeed or fail by their completions, still to come.
-    try {
-      endpoint.disconnect();
-    } catch (RuntimeException ex) {
-      log.debug("rdma-reactive: disconnecting " + this + " failed", ex);
-    }
-    Schedulers.parallel().schedule(() -> {
-      if (!closed && !completionsDead) {
-        log.warn("rdma-reactive: " + this + " saw not all flush completions within " + FLUSH_WAIT_SECONDS
-            + " s of its disconnect; freeing it anyway");
-        completionsDead = true;
-        drain();
-      }
-    }, FLUSH_WAIT_SECONDS, TimeUnit.SECONDS);
-  }
-
-  private Throwable sendError() {
-    Throwable e = sendError;
-    return e != null ? e : new ResourceClosedException(toString());
-  }
-
-  private void closeIfDue() {
-    if (!disconnected || closed) {
-      return;
-    }
-    if ((receiver.posted() > 0 || sender.sendsOutstanding() > 0) && !completionsDead) {
-      return; // the flush completions are on their way
-    }
-    closed = true;
-    sender.failUnacknowledged(sendError());
-    // What waits for the subscriber moves off the registered memory, which goes now.
-    receiver.rescue();
-    Subscription s = completionSubscription;
-    if (s != null) {
-      s.cancel();
-    }
-    buffers.deregister();
-    receiver.emit(closed); // before onDispose, which cancels a server's handler
-    free(0);
-  }
-
-  /** Frees the endpoint and the arena; retried while a completion stream still leases the CQ. */
-  private void free(int attempt) {
-    try {
-      endpoint.close();
-    } catch (ResourceBusyException e) {
-      if (attempt < CLOSE_RETRIES) {
-        Schedulers.parallel().schedule(() -> free(attempt + 1), 1, TimeUnit.MILLISECONDS);
-        return;
-      }
-      log.error("rdma-reactive: could not free the endpoint of " + this, e);
-    } catch (RuntimeException e) {
-      log.error("rdma-reactive: could not free the endpoint of " + this, e);
-    }
-    try {
-      buffers.free();
-    } catch (RuntimeException e) {
-      log.error("rdma-reactive: could not free the buffers of " + this, e);
-    }
-    closedFlag = true;
-    disposed.tryEmitEmpty();
-  }
-
-  private void discardInputs() {
-    ring.discard();
-    buffers.discardReleased();
-    SendSource s;
-    while ((s = sender.pollNew()) != null) {
-      if (s.publisher != null) {
-        s.fail(sendError());
-      }
-    }
-  }
-
-  private static ConnectionException reset(String what, @Nullable Throwable cause) {
+  static ConnectionException reset(String what, @Nullable Throwable cause) {
     return new ConnectionException(ConnectionException.Reason.RESET, "connection reset: " + what, cause);
   }
 }

@@ -11,7 +11,10 @@ import java.util.ArrayDeque;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.publisher.Mono;
 
 /**
  * A channel's outbound side: takes the items of each {@link SendSource} in turn, requests them as
@@ -25,6 +28,7 @@ final class OutboundSender {
   private final TransportConfig config;
   private final boolean raw;
   private final int sendDepth;
+  private final int sendCount;
   private final RegisteredBuffers buffers;
   private final CreditWindow window;
   private final Fragmenter fragmenter;
@@ -48,15 +52,29 @@ final class OutboundSender {
     this.config = config;
     this.raw = config.raw();
     this.sendDepth = config.sendQueueDepth();
+    this.sendCount = config.bufferCount();
     this.buffers = buffers;
     this.window = window;
     this.fragmenter = fragmenter;
     this.counters = counters;
   }
 
-  /** Any thread: hands a new source (or the start marker) to the drain. */
-  void submit(SendSource s) {
-    newSources.add(s);
+  /** One {@code send(messages)}: a source per subscription, handed to the drain. */
+  Mono<Void> send(Publisher<?> messages) {
+    return new Mono<>() {
+      @Override
+      public void subscribe(CoreSubscriber<? super Void> actual) {
+        SendSource s = new SendSource(channel, messages, actual, null, sendCount);
+        actual.onSubscribe(s);
+        newSources.add(s);
+        channel.drain();
+      }
+    };
+  }
+
+  /** Any thread: the handshake is done; a marker, so that the start is ordered with the sends. */
+  void submitStart(Protocol.@Nullable Hello peer) {
+    newSources.add(new SendSource(channel, null, null, peer, sendCount));
   }
 
   /** The next source handed over by {@link #submit}, or null. */

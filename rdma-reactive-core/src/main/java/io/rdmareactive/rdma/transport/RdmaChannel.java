@@ -3,59 +3,26 @@ package io.rdmareactive.rdma.transport;
 import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.RdmaException;
 import io.rdmareactive.rdma.WorkCompletionException;
-import io.rdmareactive.rdma.internal.CompletionViewSubscriber;
 import io.rdmareactive.rdma.spi.Endpoint;
-import io.rdmareactive.rdma.verbs.QueuePair;
 import io.rdmareactive.rdma.verbs.WorkCompletion;
-import io.rdmareactive.rdma.verbs.WorkCompletionView;
 import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
-import org.reactivestreams.Subscription;
-import reactor.core.CoreSubscriber;
 import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.util.Logger;
 import reactor.util.Loggers;
-import reactor.util.context.Context;
 
 /**
- * One connection's engine: registered buffers, posting, completions, flow control and lifecycle.
- * All state below "drain state" is touched only inside {@link #drain()}, which one thread at a
- * time runs (a work-in-progress counter, as in Reactor's operators): completions, requests,
- * releases, new sends and dispose only enqueue and call it, so nothing here locks or blocks and it
- * may run on a completion event loop.
- *
- * <h2>Flow control (framed mode)</h2>
- * A credit is one receive buffer the peer posted and told us of; every SEND, data or credit
- * update, consumes one, so a sender that never exceeds its credits never causes an RNR. Receives
- * are posted per unit of the inbound subscriber's demand (at most {@code bufferCount} beyond
- * what the subscriber still holds), plus a reserve of {@link #RESERVE} that is always posted, so
- * no demand means no credits and the peer's publisher is simply not asked for more. Grants
- * (receives posted since the last grant) ride in the immediate data of every outgoing SEND.
- *
- * <p>When nothing is going the other way, grants need a credit-only message, which itself costs
- * the peer a receive that it reposts and must grant back. Three rules make that both live and
- * quiet:
- * <ol>
- *   <li>Data needs two credits; the last one is kept for a credit update. Both sides start with
- *       {@code RESERVE} = 2 credits (the reserve receives, posted before the connection is
- *       established).
- *   <li>A credit update carries at least two grants, and is sent only when the grants reach a
- *       threshold ({@code max(2, bufferCount / 4)}) or reach what the peer still holds (it may
- *       be stalled). Since one update grants at least two and costs the peer only one receive,
- *       which is at most one grant there, updates answering updates halve each round and die
- *       out: they never ping-pong.
- *   <li>Liveness: with demand and a free buffer the receiver has at least {@code RESERVE + 1}
- *       receives posted; a stalled sender holds at most one credit, so at least two grants are
- *       pending and rule 2 fires. The receiver has a credit for it: its credits drop to 0 only
- *       by an update, and the peer's answer to that update brings at least two back.
- * </ol>
- * So outstanding sends never exceed credits, nothing queues without bound (the outbound
- * publisher is asked for at most {@code min(credits - 1, free send buffers)} items), and a slow
- * consumer holds back the remote publisher.
+ * One connection's engine, which wires its parts together: {@link RegisteredBuffers}, the
+ * {@link InboundReceiver} and {@link OutboundSender} (flow control: see {@link CreditWindow}), the
+ * {@link CompletionIntake} feeding the {@link CompletionRing}, and the {@link ChannelCloser}. Their
+ * state is touched only inside {@link #drain()}, which one thread at a time runs (a
+ * work-in-progress counter, as in Reactor's operators): completions, requests, releases, new
+ * sends and dispose only enqueue and call it, so nothing locks or blocks and it may run on a
+ * completion event loop. The drain dispatches each completion by its work request's tag.
  *
  * <p>Messages larger than the peer's buffer go as fragments (MORE bit), reassembled into heap
  * memory; each fragment's buffer is reposted at once. Raw mode has neither header nor credits.
@@ -67,7 +34,7 @@ import reactor.util.context.Context;
  * (QP, CQ, channel, PD, context) and the buffers' arena are freed, then inbound terminates and
  * {@link #onDispose()} completes.
  */
-final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, CompletionViewSubscriber {
+final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound {
   /** Receives always posted beyond the demand-driven ones, and the credits each side starts with. */
   static final int RESERVE = 2;
 
@@ -79,15 +46,10 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private static final long TAG = 0xFFL << 40;
 
   private final Endpoint endpoint;
-  private final QueuePair qp;
   private final TransportConfig config;
   private final InetSocketAddress address;
   private final boolean raw;
   private final int bufferSize;
-  private final int bufferCount;
-  private final int receiveCount;
-  private final int sendCount;
-  private final int sendDepth;
   private final RegisteredBuffers buffers;
 
   // Inputs from any thread.
@@ -97,7 +59,6 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private volatile boolean disposeRequested;
   private volatile boolean peerDisconnected;
   private volatile @Nullable Throwable failure;
-  private volatile @Nullable Subscription completionSubscription;
 
   // Drain state.
   private boolean started;
@@ -110,6 +71,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   private final OutboundSender sender;
   private final InboundReceiver receiver;
   private final ChannelCloser closer;
+  private final CompletionIntake intake;
 
   /**
    * Registers the buffers on {@code endpoint}, posts the initial receives and starts its completion
@@ -130,40 +92,35 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   private RdmaChannel(Endpoint endpoint, TransportConfig config, InetSocketAddress address) {
     this.endpoint = endpoint;
-    this.qp = endpoint.queuePair();
     this.config = config;
     this.address = address;
     this.raw = config.raw();
     this.bufferSize = config.bufferSize();
-    this.bufferCount = config.bufferCount();
-    this.receiveCount = config.receiveBuffers();
-    this.sendCount = config.bufferCount();
-    this.sendDepth = config.sendQueueDepth();
-    this.window = new CreditWindow(bufferCount);
+    int receiveCount = config.receiveBuffers();
+    int sendCount = config.bufferCount();
+    this.window = new CreditWindow(config.bufferCount());
     this.fragmenter = new Fragmenter(bufferSize,
         raw ? Math.min(bufferSize, config.maxMessageSize()) : config.maxMessageSize());
     buffers = RegisteredBuffers.register(endpoint.protectionDomain(), receiveCount, sendCount, bufferSize);
-    ring = new CompletionRing(receiveCount + sendDepth); // every entry is an outstanding work request
+    ring = new CompletionRing(receiveCount + config.sendQueueDepth()); // every entry is an outstanding work request
     counters = new ChannelCounters(sendCount);
-    receiver = new InboundReceiver(this, qp, config, buffers, window, counters);
-    sender = new OutboundSender(this, qp, config, buffers, window, fragmenter, counters);
+    receiver = new InboundReceiver(this, endpoint.queuePair(), config, buffers, window, counters);
+    sender = new OutboundSender(this, endpoint.queuePair(), config, buffers, window, fragmenter, counters);
     closer = new ChannelCloser(this, endpoint, buffers, ring, sender, receiver);
+    intake = new CompletionIntake(this, ring, closer);
     try {
       // Before the connection is established, as rdma_server.c does: the peer may send at once.
       int initial = raw ? receiveCount : RESERVE;
       for (int i = 0; i < initial; i++) {
         receiver.postReceive();
       }
-      endpoint.completionQueue().completions(config.completionOptions()).subscribe(this);
+      endpoint.completionQueue().completions(config.completionOptions()).subscribe(intake);
       endpoint.onDisconnect().subscribe(null, null, () -> {
         peerDisconnected = true;
         drain();
       });
     } catch (RuntimeException e) {
-      Subscription s = completionSubscription;
-      if (s != null) {
-        s.cancel();
-      }
+      cancelCompletions();
       buffers.deregister();
       buffers.free();
       throw e;
@@ -172,15 +129,13 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   /** The handshake is done: from here on data flows, sized for the peer ({@code null} in raw mode). */
   void start(Protocol.@Nullable Hello peer) {
-    sender.submit(new SendSource(this, null, null, peer, sendCount)); // a marker the drain turns into the start
+    sender.submitStart(peer);
     drain();
   }
 
   /** Abandons a connection that never got going: frees everything, then signals {@code error}. */
   <T> Mono<T> abort(Throwable error) {
-    if (failure == null) {
-      failure = error;
-    }
+    fail(error);
     drain();
     return onDispose().then(Mono.error(error));
   }
@@ -233,9 +188,13 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   }
 
   void cancelCompletions() {
-    Subscription s = completionSubscription;
-    if (s != null) {
-      s.cancel();
+    intake.cancel();
+  }
+
+  /** Records the connection's failure, the first one only; the drain acts on it. */
+  void fail(Throwable t) {
+    if (failure == null) {
+      failure = t;
     }
   }
 
@@ -265,78 +224,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   @Override
   public Mono<Void> send(Publisher<?> messages) {
-    return new Mono<>() {
-      @Override
-      public void subscribe(CoreSubscriber<? super Void> actual) {
-        SendSource s = new SendSource(RdmaChannel.this, messages, actual, null, sendCount);
-        actual.onSubscribe(s);
-        sender.submit(s);
-        drain();
-      }
-    };
-  }
-
-  // ---- completions --------------------------------------------------------------------------
-
-  @Override
-  public void onSubscribe(Subscription s) {
-    completionSubscription = s;
-    s.request(Long.MAX_VALUE);
-  }
-
-  /** A plain completion stream's record (the stream normally uses the view path below). */
-  @Override
-  public void onNext(WorkCompletion wc) {
-    if (enqueue(wc.wrId(), wc.status(), wc.byteLength(), wc.hasImmediate(), wc.immediateData(), wc)) {
-      ring.publish();
-    }
-    drain();
-  }
-
-  @Override
-  public void copyCompletion(WorkCompletionView view) {
-    WorkCompletion.Status status = view.status();
-    enqueue(view.wrId(), status, view.byteLength(), view.hasImmediate(), view.immediateData(),
-        status == WorkCompletion.Status.SUCCESS ? null : view.toWorkCompletion());
-  }
-
-  @Override
-  public void onCompletions(int count) {
-    ring.publish();
-    drain();
-  }
-
-  /** Producer side of the ring: the completion stream's thread, one at a time. */
-  private boolean enqueue(long wrId, WorkCompletion.Status status, int length, boolean hasImmediate, int immediate,
-      @Nullable WorkCompletion failed) {
-    if (ring.offer(wrId, status, length, hasImmediate, immediate, failed)) {
-      return true;
-    }
-    // More completions than work requests: a provider bug. Fail rather than lose or reorder one.
-    if (failure == null) {
-      failure = new RdmaException("completion ring overflow on " + this + ": more completions than work requests");
-    }
-    return false;
-  }
-
-  @Override
-  public void onError(Throwable t) {
-    closer.completionsEnded();
-    if (failure == null) {
-      failure = new RdmaException("the completion stream of " + this + " failed", t);
-    }
-    drain();
-  }
-
-  @Override
-  public void onComplete() {
-    closer.completionsEnded();
-    drain();
-  }
-
-  @Override
-  public Context currentContext() {
-    return Context.empty();
+    return sender.send(messages);
   }
 
   // ---- the drain ----------------------------------------------------------------------------
@@ -352,9 +240,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
         drainFailures = 0;
       } catch (Throwable t) {
         Exceptions.throwIfJvmFatal(t);
-        if (failure == null) {
-          failure = t;
-        }
+        fail(t);
         if (++drainFailures < 4) {
           continue; // once more, now failing: the lifecycle takes it from here
         }
@@ -461,9 +347,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   /** Fails the connection for a peer breaking the protocol. */
   void protocolError(String what) {
-    if (failure == null) {
-      failure = new RdmaException("protocol error on " + this + ": " + what);
-    }
+    fail(new RdmaException("protocol error on " + this + ": " + what));
   }
 
   static ConnectionException reset(String what, @Nullable Throwable cause) {

@@ -174,6 +174,23 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound {
     drain();
   }
 
+  @Override
+  public boolean isDisposed() {
+    return disposeRequested || closer.isClosed();
+  }
+
+  @Override
+  public Mono<Void> onDispose() {
+    return closer.onDispose();
+  }
+
+  @Override
+  public String toString() {
+    return "RdmaConnection[" + address + (raw ? ", raw" : "") + (closer.isClosed() ? ", closed" : "") + "]";
+  }
+
+  // ---- for the parts ------------------------------------------------------------------------
+
   /** Whether {@link #dispose} was called (closing may not have begun). */
   boolean disposeRequested() {
     return disposeRequested;
@@ -196,21 +213,6 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound {
     if (failure == null) {
       failure = t;
     }
-  }
-
-  @Override
-  public boolean isDisposed() {
-    return disposeRequested || closer.isClosed();
-  }
-
-  @Override
-  public Mono<Void> onDispose() {
-    return closer.onDispose();
-  }
-
-  @Override
-  public String toString() {
-    return "RdmaConnection[" + address + (raw ? ", raw" : "") + (closer.isClosed() ? ", closed" : "") + "]";
   }
 
   // ---- inbound ------------------------------------------------------------------------------

@@ -3,9 +3,38 @@ package io.rdmareactive.rdma.transport;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The credit protocol's arithmetic for one framed connection (see {@link RdmaChannel}): the
- * credits the peer granted us, the grants we still owe it, and when a credit-only message is due.
- * Plain state driven from the channel's drain.
+ * The credit protocol's arithmetic for one framed connection: the credits the peer granted us,
+ * the grants we still owe it, and when a credit-only message is due. Plain state driven from the
+ * channel's drain.
+ *
+ * <h2>The protocol</h2>
+ * A credit is one receive buffer the peer posted and told us of; every SEND, data or credit
+ * update, consumes one, so a sender that never exceeds its credits never causes an RNR. Receives
+ * are posted per unit of the inbound subscriber's demand (at most {@code bufferCount} beyond
+ * what the subscriber still holds), plus a reserve of {@link RdmaChannel#RESERVE} that is always
+ * posted, so no demand means no credits and the peer's publisher is simply not asked for more.
+ * Grants (receives posted since the last grant) ride in the immediate data of every outgoing SEND.
+ *
+ * <p>When nothing is going the other way, grants need a credit-only message, which itself costs
+ * the peer a receive that it reposts and must grant back. Three rules make that both live and
+ * quiet:
+ * <ol>
+ *   <li>Data needs two credits; the last one is kept for a credit update. Both sides start with
+ *       {@code RESERVE} = 2 credits (the reserve receives, posted before the connection is
+ *       established).
+ *   <li>A credit update carries at least two grants, and is sent only when the grants reach a
+ *       threshold ({@code max(2, bufferCount / 4)}) or reach what the peer still holds (it may
+ *       be stalled). Since one update grants at least two and costs the peer only one receive,
+ *       which is at most one grant there, updates answering updates halve each round and die
+ *       out: they never ping-pong.
+ *   <li>Liveness: with demand and a free buffer the receiver has at least {@code RESERVE + 1}
+ *       receives posted; a stalled sender holds at most one credit, so at least two grants are
+ *       pending and rule 2 fires. The receiver has a credit for it: its credits drop to 0 only
+ *       by an update, and the peer's answer to that update brings at least two back.
+ * </ol>
+ * So outstanding sends never exceed credits, nothing queues without bound (the outbound
+ * publisher is asked for at most {@code min(credits - 1, free send buffers)} items), and a slow
+ * consumer holds back the remote publisher.
  */
 final class CreditWindow {
   private final int threshold;

@@ -1,82 +1,28 @@
 package io.rdmareactive.rdma.transport;
 
 import io.rdmareactive.rdma.ConnectionException;
-import io.rdmareactive.rdma.MessageTooLargeException;
 import io.rdmareactive.rdma.RdmaException;
-import io.rdmareactive.rdma.ResourceBusyException;
-import io.rdmareactive.rdma.ResourceClosedException;
 import io.rdmareactive.rdma.WorkCompletionException;
-import io.rdmareactive.rdma.internal.CompletionViewSubscriber;
 import io.rdmareactive.rdma.spi.Endpoint;
-import io.rdmareactive.rdma.verbs.QueuePair;
-import io.rdmareactive.rdma.verbs.ReceiveRequest;
-import io.rdmareactive.rdma.verbs.SendRequest;
 import io.rdmareactive.rdma.verbs.WorkCompletion;
-import io.rdmareactive.rdma.verbs.WorkCompletionView;
-import java.lang.invoke.MethodHandles;
-import java.lang.invoke.VarHandle;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
-import java.util.ArrayDeque;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
-import org.reactivestreams.Subscription;
-import reactor.core.CoreSubscriber;
 import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.core.publisher.Operators;
-import reactor.core.publisher.Sinks;
-import reactor.core.scheduler.Schedulers;
 import reactor.util.Logger;
 import reactor.util.Loggers;
-import reactor.util.concurrent.Queues;
-import reactor.util.context.Context;
 
 /**
- * One connection's engine: registered buffers, posting, completions, flow control and lifecycle.
- * All state below "drain state" is touched only inside {@link #drain()}, which one thread at a
- * time runs (a work-in-progress counter, as in Reactor's operators): completions, requests,
- * releases, new sends and dispose only enqueue and call it, so nothing here locks or blocks and it
- * may run on a completion event loop.
- *
- * <h2>Flow control (framed mode)</h2>
- * A credit is one receive buffer the peer posted and told us of; every SEND, data or credit
- * update, consumes one, so a sender that never exceeds its credits never causes an RNR. Receives
- * are posted per unit of the inbound subscriber's demand (at most {@code bufferCount} beyond
- * what the subscriber still holds), plus a reserve of {@link #RESERVE} that is always posted, so
- * no demand means no credits and the peer's publisher is simply not asked for more. Grants
- * (receives posted since the last grant) ride in the immediate data of every outgoing SEND.
- *
- * <p>When nothing is going the other way, grants need a credit-only message, which itself costs
- * the peer a receive that it reposts and must grant back. Three rules make that both live and
- * quiet:
- * <ol>
- *   <li>Data needs two credits; the last one is kept for a credit update. Both sides start with
- *       {@code RESERVE} = 2 credits (the reserve receives, posted before the connection is
- *       established).
- *   <li>A credit update carries at least two grants, and is sent only when the grants reach a
- *       threshold ({@code max(2, bufferCount / 4)}) or reach what the peer still holds (it may
- *       be stalled). Since one update grants at least two and costs the peer only one receive,
- *       which is at most one grant there, updates answering updates halve each round and die
- *       out: they never ping-pong.
- *   <li>Liveness: with demand and a free buffer the receiver has at least {@code RESERVE + 1}
- *       receives posted; a stalled sender holds at most one credit, so at least two grants are
- *       pending and rule 2 fires. The receiver has a credit for it: its credits drop to 0 only
- *       by an update, and the peer's answer to that update brings at least two back.
- * </ol>
- * So outstanding sends never exceed credits, nothing queues without bound (the outbound
- * publisher is asked for at most {@code min(credits - 1, free send buffers)} items), and a slow
- * consumer holds back the remote publisher.
+ * One connection's engine, which wires its parts together: {@link RegisteredBuffers}, the
+ * {@link InboundReceiver} and {@link OutboundSender} (flow control: see {@link CreditWindow}), the
+ * {@link CompletionIntake} feeding the {@link CompletionRing}, and the {@link ChannelCloser}. Their
+ * state is touched only inside {@link #drain()}, which one thread at a time runs (a
+ * work-in-progress counter, as in Reactor's operators): completions, requests, releases, new
+ * sends and dispose only enqueue and call it, so nothing locks or blocks and it may run on a
+ * completion event loop. The drain dispatches each completion by its work request's tag.
  *
  * <p>Messages larger than the peer's buffer go as fragments (MORE bit), reassembled into heap
  * memory; each fragment's buffer is reposted at once. Raw mode has neither header nor credits.
@@ -88,82 +34,44 @@ import reactor.util.context.Context;
  * (QP, CQ, channel, PD, context) and the buffers' arena are freed, then inbound terminates and
  * {@link #onDispose()} completes.
  */
-final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, CompletionViewSubscriber {
+final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound {
   /** Receives always posted beyond the demand-driven ones, and the credits each side starts with. */
   static final int RESERVE = 2;
 
   private static final Logger log = Loggers.getLogger(RdmaChannel.class);
-  private static final long RECV = 1L << 40;
-  private static final long DATA = 2L << 40;
-  private static final long CREDIT = 3L << 40;
+  /** Work request ids: a tag in bits 40-47, the buffer index below. */
+  static final long RECV = 1L << 40;
+  static final long DATA = 2L << 40;
+  static final long CREDIT = 3L << 40;
   private static final long TAG = 0xFFL << 40;
-  private static final int CLOSE_RETRIES = 5_000;
-  /**
-   * How long a disconnected channel waits for the flush completions of what it still had posted
-   * before it frees everything anyway. The QP is in ERROR by then, so the device no longer touches
-   * the buffers; the wait only keeps the accounting exact. It bounds a close whose flushes were
-   * seen late (observed rarely on rxe under heavy load): a close must never hang.
-   */
-  static final long FLUSH_WAIT_SECONDS = 10;
 
   private final Endpoint endpoint;
-  private final QueuePair qp;
   private final TransportConfig config;
   private final InetSocketAddress address;
   private final boolean raw;
   private final int bufferSize;
-  private final int bufferCount;
-  private final int receiveCount;
-  private final int sendCount;
-  private final int sendDepth;
   private final RegisteredBuffers buffers;
-  private final ReceiveRequest receiveRequest = new ReceiveRequest();
-  private final SendRequest sendRequest = new SendRequest();
 
   // Inputs from any thread.
   private final AtomicInteger wip = new AtomicInteger();
   private final CompletionRing ring;
   private final CompletionRing.Handler completionHandler = this::onCompletion;
-  private final Queue<SendSource> newSources = new ConcurrentLinkedQueue<>();
-  private final AtomicLong inboundRequested = new AtomicLong();
-  private final AtomicBoolean inboundSubscribed = new AtomicBoolean();
-  private volatile @Nullable CoreSubscriber<? super RdmaMessage> inbound;
-  private volatile boolean inboundCancelled;
   private volatile boolean disposeRequested;
   private volatile boolean peerDisconnected;
-  private volatile boolean completionsDead;
   private volatile @Nullable Throwable failure;
-  private volatile @Nullable Subscription completionSubscription;
-  private volatile boolean closedFlag;
-  private final Sinks.Empty<Void> disposed = Sinks.empty();
 
   // Drain state.
   private boolean started;
   private boolean flushedBeforeStart;
   private final Fragmenter fragmenter;
   private final CreditWindow window;
-  private int posted;
-  private int held;
-  private int readyHeld;
-  private int sendsOutstanding;
-  private final ArrayDeque<RdmaMessage> ready = new ArrayDeque<>();
-  private final Reassembler reassembler;
-  private final ArrayDeque<SendSource> sources = new ArrayDeque<>();
-  private final ArrayDeque<SendSource> awaitingAck = new ArrayDeque<>();
-  private long dataPosted;
-  private long dataCompleted;
-  /** Sequence number of the first data send that failed; sends before it were delivered. */
-  private long firstFailedData = Long.MAX_VALUE;
-  private boolean disconnected;
-  private boolean closed;
-  private boolean inboundTerminated;
-  private @Nullable Throwable inboundError;
-  private @Nullable Throwable sendError;
   private int drainFailures;
 
   private final ChannelCounters counters;
-  /** Whether the sender is waiting for credits now; a stall is counted once, when it starts. */
-  private boolean creditStalled;
+  private final OutboundSender sender;
+  private final InboundReceiver receiver;
+  private final ChannelCloser closer;
+  private final CompletionIntake intake;
 
   /**
    * Registers the buffers on {@code endpoint}, posts the initial receives and starts its completion
@@ -184,38 +92,35 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   private RdmaChannel(Endpoint endpoint, TransportConfig config, InetSocketAddress address) {
     this.endpoint = endpoint;
-    this.qp = endpoint.queuePair();
     this.config = config;
     this.address = address;
     this.raw = config.raw();
     this.bufferSize = config.bufferSize();
-    this.bufferCount = config.bufferCount();
-    this.receiveCount = config.receiveBuffers();
-    this.sendCount = config.bufferCount();
-    this.sendDepth = config.sendQueueDepth();
-    this.window = new CreditWindow(bufferCount);
+    int receiveCount = config.receiveBuffers();
+    int sendCount = config.bufferCount();
+    this.window = new CreditWindow(config.bufferCount());
     this.fragmenter = new Fragmenter(bufferSize,
         raw ? Math.min(bufferSize, config.maxMessageSize()) : config.maxMessageSize());
-    this.reassembler = new Reassembler(config.maxMessageSize());
     buffers = RegisteredBuffers.register(endpoint.protectionDomain(), receiveCount, sendCount, bufferSize);
-    ring = new CompletionRing(receiveCount + sendDepth); // every entry is an outstanding work request
+    ring = new CompletionRing(receiveCount + config.sendQueueDepth()); // every entry is an outstanding work request
     counters = new ChannelCounters(sendCount);
+    receiver = new InboundReceiver(this, endpoint.queuePair(), config, buffers, window, counters);
+    sender = new OutboundSender(this, endpoint.queuePair(), config, buffers, window, fragmenter, counters);
+    closer = new ChannelCloser(this, endpoint, buffers, ring, sender, receiver);
+    intake = new CompletionIntake(this, ring, closer);
     try {
       // Before the connection is established, as rdma_server.c does: the peer may send at once.
       int initial = raw ? receiveCount : RESERVE;
       for (int i = 0; i < initial; i++) {
-        postReceive();
+        receiver.postReceive();
       }
-      endpoint.completionQueue().completions(config.completionOptions()).subscribe(this);
+      endpoint.completionQueue().completions(config.completionOptions()).subscribe(intake);
       endpoint.onDisconnect().subscribe(null, null, () -> {
         peerDisconnected = true;
         drain();
       });
     } catch (RuntimeException e) {
-      Subscription s = completionSubscription;
-      if (s != null) {
-        s.cancel();
-      }
+      cancelCompletions();
       buffers.deregister();
       buffers.free();
       throw e;
@@ -224,15 +129,13 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   /** The handshake is done: from here on data flows, sized for the peer ({@code null} in raw mode). */
   void start(Protocol.@Nullable Hello peer) {
-    newSources.add(new SendSource(null, null, peer)); // a marker the drain turns into the start
+    sender.submitStart(peer);
     drain();
   }
 
   /** Abandons a connection that never got going: frees everything, then signals {@code error}. */
   <T> Mono<T> abort(Throwable error) {
-    if (failure == null) {
-      failure = error;
-    }
+    fail(error);
     drain();
     return onDispose().then(Mono.error(error));
   }
@@ -273,137 +176,57 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
 
   @Override
   public boolean isDisposed() {
-    return disposeRequested || closedFlag;
+    return disposeRequested || closer.isClosed();
   }
 
   @Override
   public Mono<Void> onDispose() {
-    return disposed.asMono();
+    return closer.onDispose();
   }
 
   @Override
   public String toString() {
-    return "RdmaConnection[" + address + (raw ? ", raw" : "") + (closedFlag ? ", closed" : "") + "]";
+    return "RdmaConnection[" + address + (raw ? ", raw" : "") + (closer.isClosed() ? ", closed" : "") + "]";
+  }
+
+  // ---- for the parts ------------------------------------------------------------------------
+
+  /** Whether {@link #dispose} was called (closing may not have begun). */
+  boolean disposeRequested() {
+    return disposeRequested;
+  }
+
+  boolean peerDisconnected() {
+    return peerDisconnected;
+  }
+
+  @Nullable Throwable failure() {
+    return failure;
+  }
+
+  void cancelCompletions() {
+    intake.cancel();
+  }
+
+  /** Records the connection's failure, the first one only; the drain acts on it. */
+  void fail(Throwable t) {
+    if (failure == null) {
+      failure = t;
+    }
   }
 
   // ---- inbound ------------------------------------------------------------------------------
 
   @Override
   public Flux<RdmaMessage> receive() {
-    return new Flux<>() {
-      @Override
-      public void subscribe(CoreSubscriber<? super RdmaMessage> actual) {
-        if (!inboundSubscribed.compareAndSet(false, true)) {
-          Operators.error(actual, new IllegalStateException("receive() of " + RdmaChannel.this
-              + " allows one subscriber, and it has one"));
-          return;
-        }
-        if (disposeRequested) {
-          Operators.error(actual, new ResourceClosedException(RdmaChannel.this.toString()));
-          return;
-        }
-        actual.onSubscribe(new Subscription() {
-          @Override
-          public void request(long n) {
-            if (Operators.validate(n)) {
-              for (;;) { // not getAndUpdate: its lambda would capture n, an allocation per request
-                long r = inboundRequested.get();
-                if (r == Long.MAX_VALUE || inboundRequested.compareAndSet(r, Operators.addCap(r, n))) {
-                  break;
-                }
-              }
-              drain();
-            }
-          }
-
-          @Override
-          public void cancel() {
-            inboundCancelled = true;
-            drain();
-          }
-        });
-        inbound = actual;
-        drain();
-      }
-    };
+    return receiver.receive();
   }
 
   // ---- outbound -----------------------------------------------------------------------------
 
   @Override
   public Mono<Void> send(Publisher<?> messages) {
-    return new Mono<>() {
-      @Override
-      public void subscribe(CoreSubscriber<? super Void> actual) {
-        SendSource s = new SendSource(messages, actual, null);
-        actual.onSubscribe(s);
-        newSources.add(s);
-        drain();
-      }
-    };
-  }
-
-  // ---- completions --------------------------------------------------------------------------
-
-  @Override
-  public void onSubscribe(Subscription s) {
-    completionSubscription = s;
-    s.request(Long.MAX_VALUE);
-  }
-
-  /** A plain completion stream's record (the stream normally uses the view path below). */
-  @Override
-  public void onNext(WorkCompletion wc) {
-    if (enqueue(wc.wrId(), wc.status(), wc.byteLength(), wc.hasImmediate(), wc.immediateData(), wc)) {
-      ring.publish();
-    }
-    drain();
-  }
-
-  @Override
-  public void copyCompletion(WorkCompletionView view) {
-    WorkCompletion.Status status = view.status();
-    enqueue(view.wrId(), status, view.byteLength(), view.hasImmediate(), view.immediateData(),
-        status == WorkCompletion.Status.SUCCESS ? null : view.toWorkCompletion());
-  }
-
-  @Override
-  public void onCompletions(int count) {
-    ring.publish();
-    drain();
-  }
-
-  /** Producer side of the ring: the completion stream's thread, one at a time. */
-  private boolean enqueue(long wrId, WorkCompletion.Status status, int length, boolean hasImmediate, int immediate,
-      @Nullable WorkCompletion failed) {
-    if (ring.offer(wrId, status, length, hasImmediate, immediate, failed)) {
-      return true;
-    }
-    // More completions than work requests: a provider bug. Fail rather than lose or reorder one.
-    if (failure == null) {
-      failure = new RdmaException("completion ring overflow on " + this + ": more completions than work requests");
-    }
-    return false;
-  }
-
-  @Override
-  public void onError(Throwable t) {
-    completionsDead = true;
-    if (failure == null) {
-      failure = new RdmaException("the completion stream of " + this + " failed", t);
-    }
-    drain();
-  }
-
-  @Override
-  public void onComplete() {
-    completionsDead = true;
-    drain();
-  }
-
-  @Override
-  public Context currentContext() {
-    return Context.empty();
+    return sender.send(messages);
   }
 
   // ---- the drain ----------------------------------------------------------------------------
@@ -419,16 +242,12 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
         drainFailures = 0;
       } catch (Throwable t) {
         Exceptions.throwIfJvmFatal(t);
-        if (failure == null) {
-          failure = t;
-        }
+        fail(t);
         if (++drainFailures < 4) {
           continue; // once more, now failing: the lifecycle takes it from here
         }
         log.error("rdma-reactive: " + this + " keeps failing; giving up on it", t);
-        closed = true;
-        closedFlag = true;
-        disposed.tryEmitEmpty();
+        closer.giveUp();
       }
       missed = wip.addAndGet(-missed);
       if (missed == 0) {
@@ -438,31 +257,35 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
   }
 
   private void drainOnce() {
-    if (closed) {
-      discardInputs();
-      emitInbound();
+    if (closer.closed()) {
+      closer.discardInputs();
+      receiver.emit(true);
       return;
     }
     SendSource s;
-    while ((s = newSources.poll()) != null) {
+    while ((s = sender.pollNew()) != null) {
       if (s.publisher == null) {
         startLocked(s.hello);
-      } else if (disconnected) {
-        s.fail(sendError());
+      } else if (closer.disconnected()) {
+        s.fail(closer.sendError());
       } else {
-        sources.add(s);
+        sender.enqueue(s);
       }
     }
-    takeReleases();
+    receiver.takeReleases();
     ring.drainTo(completionHandler);
-    disconnectIfDue();
-    emitInbound();
-    if (!disconnected && !flushedBeforeStart) { // reposted into a QP in ERROR they would only flush again
-      postReceives();
-      pumpOutbound();
-      sendCredits();
+    closer.disconnectIfDue();
+    receiver.emit(closer.closed());
+    if (!closer.disconnected() && !flushedBeforeStart) { // reposted into a QP in ERROR they would only flush again
+      receiver.postReceives();
+      if (started) {
+        if (!disposeRequested) {
+          sender.pump();
+        }
+        sender.sendCredits();
+      }
     }
-    closeIfDue();
+    closer.closeIfDue();
   }
 
   private void startLocked(Protocol.@Nullable Hello peer) {
@@ -476,10 +299,6 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     }
   }
 
-  private void takeReleases() {
-    held -= buffers.reclaimReleased();
-  }
-
   /** One completion; {@code failed} is its record when it failed (for the exception), else null. */
   private void onCompletion(long wrId, WorkCompletion.Status status, int byteLength, boolean hasImmediate,
       int immediateData, @Nullable WorkCompletion failed) {
@@ -491,83 +310,36 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
     // flushes can overtake the event. Disconnecting on them would fail establish() with our own
     // RESET before the CM's REFUSED/UNREACHABLE reaches it.
     boolean earlyFlush = status == WorkCompletion.Status.WR_FLUSH_ERR && !started;
-    if (!success && !earlyFlush && !disconnected && !peerDisconnected) {
+    if (!success && !earlyFlush && !closer.disconnected() && !peerDisconnected) {
       counters.completionError(); // flushes after a disconnect are the disconnect, not errors
     }
     if (tag == RECV) {
-      posted--;
       if (!success) {
-        buffers.freeReceive(index);
+        receiver.failed(index);
         if (earlyFlush) {
           flushedBeforeStart = true; // the handshake's outcome decides; startLocked if it succeeds anyway
-        } else if (!disconnected && failure == null && !peerDisconnected) {
+        } else if (!closer.disconnected() && failure == null && !peerDisconnected) {
           failure = status == WorkCompletion.Status.WR_FLUSH_ERR
               ? reset("the queue pair went to the error state", null)
               : reset("a receive failed", new WorkCompletionException(failedRecord(failed, wrId, status)));
         }
         return;
       }
-      if (raw) {
-        counters.bytesReceived(byteLength);
-        deliver(index, byteLength);
-        return;
-      }
-      if (!hasImmediate || (immediateData & Protocol.RESERVED_MASK) != 0) {
-        buffers.freeReceive(index);
-        protocolError("a SEND without a valid rdma-reactive header (immediate data)");
-        return;
-      }
-      int imm = immediateData;
-      window.arrived(imm);
-      if ((imm & Protocol.CREDIT) != 0) {
-        counters.creditUpdateReceived();
-        buffers.freeReceive(index);
-        return;
-      }
-      int length = byteLength;
-      counters.bytesReceived(length);
-      if (reassembler.isFragment(imm)) {
-        if (!reassembler.append(buffers.receiveMemory, buffers.offset(index), length)) {
-          protocolError("the peer sent a message above the maximum of " + config.maxMessageSize() + " bytes");
-        }
-        buffers.freeReceive(index);
-        byte[] whole = reassembler.complete(imm);
-        if (whole != null) {
-          ready.add(new HeapMessage(whole));
-          counters.messageReceived();
-        }
-      } else {
-        deliver(index, length);
-      }
+      receiver.received(index, byteLength, hasImmediate, immediateData);
       return;
     }
-    sendsOutstanding--;
-    if (tag == DATA) {
-      buffers.freeSend(index);
-      dataCompleted++;
-      if (!success && firstFailedData == Long.MAX_VALUE) {
-        firstFailedData = dataCompleted;
-      }
-      if (success) {
-        counters.dataCompleted(dataCompleted);
-      }
-    }
+    sender.sendCompleted(tag == DATA, index, success);
     if (!success) {
       if (status == WorkCompletion.Status.RNR_RETRY_EXC_ERR) {
         counters.receiverNotReady();
       }
       // A send failing because the peer just disconnected is the disconnect, not a fault.
-      if (!disconnected && failure == null && !peerDisconnected) {
+      if (!closer.disconnected() && failure == null && !peerDisconnected) {
         failure = reset("a send failed (the peer is gone or stopped receiving)",
             new WorkCompletionException(failedRecord(failed, wrId, status)));
       }
     }
-    SendSource head;
-    while ((head = awaitingAck.peek()) != null && head.lastSequence <= dataCompleted
-        && head.lastSequence < firstFailedData) {
-      awaitingAck.poll();
-      head.complete();
-    }
+    sender.acknowledge();
   }
 
   private static WorkCompletion failedRecord(@Nullable WorkCompletion failed, long wrId, WorkCompletion.Status status) {
@@ -575,604 +347,12 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound, Co
         : new WorkCompletion(wrId, status, WorkCompletion.Opcode.UNKNOWN, 0, 0, 0, false, 0, 0);
   }
 
-  private void deliver(int index, int length) {
-    ready.add(new ReceivedView(index, length));
-    readyHeld++;
-    counters.messageReceived();
+  /** Fails the connection for a peer breaking the protocol. */
+  void protocolError(String what) {
+    fail(new RdmaException("protocol error on " + this + ": " + what));
   }
 
-  private void protocolError(String what) {
-    if (failure == null) {
-      failure = new RdmaException("protocol error on " + this + ": " + what);
-    }
-  }
-
-  private void emitInbound() {
-    CoreSubscriber<? super RdmaMessage> a = inbound;
-    if (inboundCancelled) {
-      inbound = null; // rule 3.13: drop a cancelled subscriber (subscribe's drain comes after it set it)
-      RdmaMessage m;
-      while ((m = ready.poll()) != null) {
-        if (m instanceof ReceivedView rv) {
-          readyHeld--;
-          buffers.freeReceive(rv.index);
-        }
-      }
-      return;
-    }
-    if (a == null || inboundTerminated) {
-      return;
-    }
-    long r = inboundRequested.get();
-    long e = 0;
-    while (e != r && !ready.isEmpty() && !inboundCancelled) {
-      RdmaMessage m = ready.poll();
-      if (m instanceof ReceivedView) {
-        readyHeld--;
-        held++;
-      }
-      a.onNext(m);
-      e++;
-    }
-    if (e != 0 && r != Long.MAX_VALUE) {
-      inboundRequested.addAndGet(-e);
-    }
-    if (closed && ready.isEmpty() && !inboundCancelled) {
-      inboundTerminated = true;
-      inbound = null; // and a terminated one
-      Throwable t = inboundError;
-      if (t != null) {
-        a.onError(t);
-      } else {
-        a.onComplete();
-      }
-    }
-  }
-
-  private void postReceives() {
-    int target;
-    if (raw) {
-      target = receiveCount;
-    } else {
-      long demand = inboundCancelled ? Long.MAX_VALUE : inbound == null ? 0 : inboundRequested.get();
-      long uncovered = Math.max(0, demand - ready.size());
-      int room = Math.max(0, bufferCount - held - readyHeld);
-      target = RESERVE + (int) Math.min(uncovered, room);
-    }
-    while (posted < target && buffers.freeReceives() > 0) {
-      postReceive();
-      if (!raw) {
-        window.receivePosted();
-      }
-    }
-  }
-
-  private void postReceive() {
-    int index = buffers.takeReceive();
-    qp.postReceive(receiveRequest.set(RECV | index, buffers.receiveRegion, buffers.offset(index), bufferSize));
-    posted++;
-  }
-
-  private void pumpOutbound() {
-    if (!started || disposeRequested) {
-      return;
-    }
-    for (;;) {
-      if (fragmenter.message() == null) {
-        SendSource src = sources.peek();
-        if (src == null) {
-          return;
-        }
-        if (src.cancelled) {
-          sources.poll();
-          src.cancelUpstream();
-          continue;
-        }
-        if (!src.subscribed) {
-          src.subscribed = true;
-          src.publisher.subscribe(src);
-        }
-        Throwable error = src.upstreamError;
-        if (error != null) {
-          sources.poll();
-          src.fail(error);
-          continue;
-        }
-        Object item = src.queue.poll();
-        if (item == null) {
-          if (src.upstreamDone) {
-            sources.poll();
-            src.lastSequence = dataPosted;
-            awaitingAck.add(src);
-            if (dataCompleted >= dataPosted) {
-              awaitingAck.remove(src);
-              src.complete();
-            }
-            continue;
-          }
-          requestMore(src);
-          if (src.queue.isEmpty()) {
-            return;
-          }
-          continue;
-        }
-        src.polled++;
-        Object sendable;
-        try {
-          sendable = toSendable(item);
-        } catch (RuntimeException e) {
-          sources.poll();
-          src.fail(e);
-          continue;
-        }
-        long size = lengthOf(sendable);
-        if (!fragmenter.fits(size)) {
-          if (sendable instanceof ReceivedView rv) {
-            rv.release();
-          }
-          sources.poll();
-          src.fail(new MessageTooLargeException(size, fragmenter.maxMessage()));
-          continue;
-        }
-        fragmenter.start(sendable, size);
-      }
-      if (!postChunks()) {
-        SendSource head = sources.peek();
-        if (head != null) {
-          requestMore(head);
-        }
-        return;
-      }
-    }
-  }
-
-  private void requestMore(SendSource src) {
-    Subscription up = src.upstream;
-    if (up == null || src.upstreamDone || src.cancelled) {
-      return;
-    }
-    long capacity = raw ? buffers.freeSends() : Math.min(window.dataCapacity(), buffers.freeSends());
-    long want = capacity - (src.requested - src.polled) - (fragmenter.message() != null ? 1 : 0);
-    if (want > 0) {
-      creditStalled = false;
-      src.requested += want;
-      up.request(want);
-    } else if (!raw && !window.canSendData() && src.requested == src.polled && !creditStalled) {
-      creditStalled = true; // a live publisher gets no demand until the receiver grants credits
-      counters.creditStall();
-    }
-  }
-
-  /** Posts fragments of the current message; false when out of credits or send buffers. */
-  private boolean postChunks() {
-    Object m = fragmenter.message();
-    for (;;) {
-      if (!raw && !window.canSendData()) {
-        if (!creditStalled) {
-          creditStalled = true;
-          counters.creditStall();
-        }
-        return false;
-      }
-      if (sendsOutstanding >= sendDepth || buffers.freeSends() == 0) {
-        return false;
-      }
-      creditStalled = false;
-      int length = fragmenter.nextLength();
-      boolean more = fragmenter.moreAfter(length);
-      long from = fragmenter.offset();
-      int index = buffers.takeSend();
-      long offset = buffers.offset(index);
-      switch (m) {
-        case byte[] b -> MemorySegment.copy(b, (int) from, buffers.sendMemory, ValueLayout.JAVA_BYTE, offset, length);
-        case ReceivedView v -> MemorySegment.copy(buffers.receiveMemory, buffers.offset(v.index) + from,
-            buffers.sendMemory, offset, length);
-        default -> MemorySegment.copy((MemorySegment) m, from, buffers.sendMemory, offset, length);
-      }
-      sendRequest.reset(DATA | index, raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM)
-          .gather(buffers.sendRegion, offset, length);
-      int inline = config.inlineThreshold();
-      sendRequest.flags(SendRequest.SIGNALED | (inline > 0 && length <= inline ? SendRequest.INLINE : 0));
-      if (!raw) {
-        sendRequest.immediate(window.header(more, false));
-      }
-      qp.postSend(sendRequest);
-      if (!raw) {
-        if (!window.sent()) {
-          counters.creditViolation();
-        }
-      }
-      sent();
-      dataPosted++;
-      counters.bytesSent(length);
-      if (fragmenter.advance(length)) {
-        counters.messagePosted(dataPosted);
-        if (m instanceof ReceivedView v) {
-          v.release(); // copied: its receive buffer can go back
-        }
-        return true;
-      }
-    }
-  }
-
-  private void sent() {
-    sendsOutstanding++;
-    counters.sendsInFlight(sendsOutstanding);
-  }
-
-  private void sendCredits() {
-    if (raw || !started || sendsOutstanding >= sendDepth || !window.creditUpdateDue()) {
-      return;
-    }
-    sendRequest.reset(CREDIT, SendRequest.Opcode.SEND_WITH_IMM).immediate(window.header(false, true));
-    qp.postSend(sendRequest);
-    window.sent(); // creditUpdateDue() saw a credit
-    counters.creditUpdateSent();
-    sent();
-  }
-
-  /**
-   * What the item's bytes are copied from, wrapping nothing where that is possible (a wrapper per
-   * message would be an allocation per message): a byte[] and a message this connection received
-   * into one of its buffers are copied from directly (echo), the latter released once copied.
-   */
-  private Object toSendable(Object item) {
-    if (item instanceof byte[] || item instanceof MemorySegment) {
-      return item;
-    }
-    if (item instanceof ReceivedView rv && rv.belongsTo(this) && rv.length() <= fragmenter.chunk()) {
-      if (rv.isReleased()) {
-        throw new IllegalStateException("message already released");
-      }
-      return rv;
-    }
-    if (item instanceof HeapMessage h) {
-      return h.bytes;
-    }
-    return toSegment(item);
-  }
-
-  private static long lengthOf(Object sendable) {
-    return switch (sendable) {
-      case byte[] b -> b.length;
-      case ReceivedView v -> v.length();
-      default -> ((MemorySegment) sendable).byteSize();
-    };
-  }
-
-  private MemorySegment toSegment(Object item) {
-    return switch (item) {
-      case byte[] b -> MemorySegment.ofArray(b);
-      case ByteBuffer b -> MemorySegment.ofBuffer(b);
-      case MemorySegment s -> s;
-      case CharSequence s -> MemorySegment.ofArray(s.toString().getBytes(StandardCharsets.UTF_8));
-      case RdmaMessage m -> {
-        try {
-          yield MemorySegment.ofArray(m.toByteArray());
-        } finally {
-          m.release();
-        }
-      }
-      default -> throw new IllegalArgumentException("cannot send a " + item.getClass().getName()
-          + ": send byte[], ByteBuffer, MemorySegment, CharSequence or RdmaMessage");
-    };
-  }
-
-  // ---- lifecycle ----------------------------------------------------------------------------
-
-  private void disconnectIfDue() {
-    if (disconnected) {
-      return;
-    }
-    Throwable f = failure;
-    boolean peerGone = peerDisconnected;
-    boolean local = disposeRequested;
-    if (f == null && !peerGone && !(local && sendsOutstanding == 0)) {
-      return;
-    }
-    disconnected = true;
-    if (f != null) {
-      sendError = f;
-      inboundError = f;
-    } else if (peerGone && !local) {
-      sendError = reset("the peer disconnected", null);
-    } else {
-      sendError = new ResourceClosedException(toString());
-    }
-    Throwable e = sendError();
-    if (fragmenter.abandon() instanceof ReceivedView v) {
-      v.release();
-    }
-    SendSource s;
-    while ((s = sources.poll()) != null) {
-      s.fail(e);
-    }
-    // Sends wholly posted (awaitingAck) succeed or fail by their completions, still to come.
-    try {
-      endpoint.disconnect();
-    } catch (RuntimeException ex) {
-      log.debug("rdma-reactive: disconnecting " + this + " failed", ex);
-    }
-    Schedulers.parallel().schedule(() -> {
-      if (!closed && !completionsDead) {
-        log.warn("rdma-reactive: " + this + " saw not all flush completions within " + FLUSH_WAIT_SECONDS
-            + " s of its disconnect; freeing it anyway");
-        completionsDead = true;
-        drain();
-      }
-    }, FLUSH_WAIT_SECONDS, TimeUnit.SECONDS);
-  }
-
-  private Throwable sendError() {
-    Throwable e = sendError;
-    return e != null ? e : new ResourceClosedException(toString());
-  }
-
-  private void closeIfDue() {
-    if (!disconnected || closed) {
-      return;
-    }
-    if ((posted > 0 || sendsOutstanding > 0) && !completionsDead) {
-      return; // the flush completions are on their way
-    }
-    closed = true;
-    SendSource unacknowledged;
-    while ((unacknowledged = awaitingAck.poll()) != null) {
-      unacknowledged.fail(sendError());
-    }
-    // What waits for the subscriber moves off the registered memory, which goes now.
-    int n = ready.size();
-    for (int i = 0; i < n; i++) {
-      RdmaMessage m = ready.poll();
-      ready.add(m instanceof ReceivedView rv ? new HeapMessage(rv.toByteArray()) : m);
-    }
-    readyHeld = 0;
-    reassembler.clear();
-    Subscription s = completionSubscription;
-    if (s != null) {
-      s.cancel();
-    }
-    buffers.deregister();
-    emitInbound(); // before onDispose, which cancels a server's handler
-    free(0);
-  }
-
-  /** Frees the endpoint and the arena; retried while a completion stream still leases the CQ. */
-  private void free(int attempt) {
-    try {
-      endpoint.close();
-    } catch (ResourceBusyException e) {
-      if (attempt < CLOSE_RETRIES) {
-        Schedulers.parallel().schedule(() -> free(attempt + 1), 1, TimeUnit.MILLISECONDS);
-        return;
-      }
-      log.error("rdma-reactive: could not free the endpoint of " + this, e);
-    } catch (RuntimeException e) {
-      log.error("rdma-reactive: could not free the endpoint of " + this, e);
-    }
-    try {
-      buffers.free();
-    } catch (RuntimeException e) {
-      log.error("rdma-reactive: could not free the buffers of " + this, e);
-    }
-    closedFlag = true;
-    disposed.tryEmitEmpty();
-  }
-
-  private void discardInputs() {
-    ring.discard();
-    buffers.discardReleased();
-    SendSource s;
-    while ((s = newSources.poll()) != null) {
-      if (s.publisher != null) {
-        s.fail(sendError());
-      }
-    }
-  }
-
-  private static ConnectionException reset(String what, @Nullable Throwable cause) {
+  static ConnectionException reset(String what, @Nullable Throwable cause) {
     return new ConnectionException(ConnectionException.Reason.RESET, "connection reset: " + what, cause);
-  }
-
-  // ---- messages -----------------------------------------------------------------------------
-
-  /** A message in a receive buffer, until released. */
-  private final class ReceivedView implements RdmaMessage {
-    final int index;
-    private final int length;
-    @SuppressWarnings("unused") // through RELEASED: a field, not an AtomicBoolean, one object less per message
-    private volatile int released;
-
-    ReceivedView(int index, int length) {
-      this.index = index;
-      this.length = length;
-    }
-
-    @Override
-    public int length() {
-      return length;
-    }
-
-    @Override
-    public MemorySegment segment() {
-      if (isReleased()) {
-        throw new IllegalStateException("message already released");
-      }
-      return buffers.receiveMemory.asSlice(buffers.offset(index), length).asReadOnly();
-    }
-
-    boolean isReleased() {
-      return (int) RELEASED.getVolatile(this) != 0;
-    }
-
-    boolean belongsTo(RdmaChannel channel) {
-      return channel == RdmaChannel.this;
-    }
-
-    @Override
-    public void release() {
-      if (RELEASED.compareAndSet(this, 0, 1)) {
-        buffers.markReleased(index);
-        drain();
-      }
-    }
-  }
-
-  private static final VarHandle RELEASED;
-
-  static {
-    try {
-      RELEASED = MethodHandles.lookup().findVarHandle(ReceivedView.class, "released", int.class);
-    } catch (ReflectiveOperationException e) {
-      throw new ExceptionInInitializerError(e);
-    }
-  }
-
-  /** A reassembled (or, after close, rescued) message in heap memory. */
-  private static final class HeapMessage implements RdmaMessage {
-    final byte[] bytes;
-
-    HeapMessage(byte[] bytes) {
-      this.bytes = bytes;
-    }
-
-    @Override
-    public int length() {
-      return bytes.length;
-    }
-
-    @Override
-    public MemorySegment segment() {
-      return MemorySegment.ofArray(bytes).asReadOnly();
-    }
-
-    @Override
-    public byte[] toByteArray() {
-      return bytes.clone();
-    }
-
-    @Override
-    public void release() {}
-  }
-
-  /** One {@link #send} call: its publisher's items, requested as credits allow. */
-  private final class SendSource implements CoreSubscriber<Object>, Subscription {
-    final @Nullable Publisher<?> publisher;
-    final @Nullable CoreSubscriber<? super Void> actual;
-    final Protocol.@Nullable Hello hello;
-    /** Bounded: at most min(credits - 1, free send buffers) <= sendCount items are ever requested. */
-    final Queue<Object> queue = Queues.get(Math.max(8, sendCount)).get();
-    volatile @Nullable Subscription upstream;
-    volatile boolean upstreamDone;
-    volatile @Nullable Throwable upstreamError;
-    volatile boolean cancelled;
-    final AtomicBoolean terminated = new AtomicBoolean();
-    boolean subscribed;
-    long requested;
-    long polled;
-    long lastSequence;
-
-    SendSource(@Nullable Publisher<?> publisher, @Nullable CoreSubscriber<? super Void> actual,
-        Protocol.@Nullable Hello hello) {
-      this.publisher = publisher;
-      this.actual = actual;
-      this.hello = hello;
-    }
-
-    @Override
-    public void onSubscribe(Subscription s) {
-      if (Operators.validate(upstream, s)) {
-        upstream = s;
-        if (cancelled || terminated.get()) {
-          s.cancel();
-        }
-        drain();
-      }
-    }
-
-    @Override
-    public void onNext(Object item) {
-      if (terminated.get()) {
-        Operators.onDiscard(item, currentContext());
-        if (item instanceof RdmaMessage m) {
-          m.release();
-        }
-        return;
-      }
-      if (!queue.offer(item)) { // more than requested: a Reactive Streams violation upstream
-        if (item instanceof RdmaMessage m) {
-          m.release();
-        }
-        Subscription s = upstream;
-        if (s != null) {
-          s.cancel();
-        }
-        upstreamError = Exceptions.failWithOverflow("the publisher given to send() emitted more than requested");
-        upstreamDone = true;
-      }
-      drain();
-    }
-
-    @Override
-    public void onError(Throwable t) {
-      upstreamError = t;
-      upstreamDone = true;
-      drain();
-    }
-
-    @Override
-    public void onComplete() {
-      upstreamDone = true;
-      drain();
-    }
-
-    @Override
-    public Context currentContext() {
-      return actual == null ? Context.empty() : actual.currentContext();
-    }
-
-    @Override
-    public void request(long n) {
-      // a Mono<Void>: nothing to request
-    }
-
-    @Override
-    public void cancel() {
-      cancelled = true;
-      cancelUpstream();
-      drain();
-    }
-
-    void cancelUpstream() {
-      Subscription s = upstream;
-      if (s != null) {
-        s.cancel();
-      }
-      clear();
-    }
-
-    private void clear() {
-      Object o;
-      while ((o = queue.poll()) != null) {
-        if (o instanceof RdmaMessage m) {
-          m.release();
-        }
-      }
-    }
-
-    void complete() {
-      if (terminated.compareAndSet(false, true) && actual != null) {
-        actual.onComplete();
-      }
-    }
-
-    void fail(Throwable t) {
-      if (terminated.compareAndSet(false, true)) {
-        cancelUpstream();
-        if (actual != null && !cancelled) {
-          actual.onError(t);
-        }
-      }
-    }
   }
 }

@@ -1,0 +1,179 @@
+package io.rdmareactive.rdma.transport;
+
+import io.rdmareactive.rdma.ResourceBusyException;
+import io.rdmareactive.rdma.ResourceClosedException;
+import io.rdmareactive.rdma.spi.Endpoint;
+import java.util.concurrent.TimeUnit;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.core.scheduler.Schedulers;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * A channel's close sequence: disconnect (failing what cannot be sent), wait for the flush
+ * completions of everything still posted, then free the registered memory and the endpoint and
+ * complete {@link RdmaChannel#onDispose()}. Plain state driven from the channel's drain, bar the
+ * timers, which only set a flag or free.
+ */
+final class ChannelCloser {
+  private static final Logger log = Loggers.getLogger(RdmaChannel.class); // the channel's logger, as before the split
+  private static final int CLOSE_RETRIES = 5_000;
+  /**
+   * How long a disconnected channel waits for the flush completions of what it still had posted
+   * before it frees everything anyway. The QP is in ERROR by then, so the device no longer touches
+   * the buffers; the wait only keeps the accounting exact. It bounds a close whose flushes were
+   * seen late (observed rarely on rxe under heavy load): a close must never hang.
+   */
+  static final long FLUSH_WAIT_SECONDS = 10;
+
+  private final RdmaChannel channel;
+  private final Endpoint endpoint;
+  private final RegisteredBuffers buffers;
+  private final CompletionRing ring;
+  private final OutboundSender sender;
+  private final InboundReceiver receiver;
+  private final Sinks.Empty<Void> disposed = Sinks.empty();
+  private volatile boolean completionsDead;
+  private volatile boolean closedFlag;
+  // Drain state.
+  private boolean disconnected;
+  private boolean closed;
+  private @Nullable Throwable sendError;
+
+  ChannelCloser(RdmaChannel channel, Endpoint endpoint, RegisteredBuffers buffers, CompletionRing ring,
+      OutboundSender sender, InboundReceiver receiver) {
+    this.channel = channel;
+    this.endpoint = endpoint;
+    this.buffers = buffers;
+    this.ring = ring;
+    this.sender = sender;
+    this.receiver = receiver;
+  }
+
+  boolean disconnected() {
+    return disconnected;
+  }
+
+  boolean closed() {
+    return closed;
+  }
+
+  /** Any thread: whether everything is freed (or given up on). */
+  boolean isClosed() {
+    return closedFlag;
+  }
+
+  Mono<Void> onDispose() {
+    return disposed.asMono();
+  }
+
+  /** Any thread: the completion stream ended, so no flush completion is still to come. */
+  void completionsEnded() {
+    completionsDead = true;
+  }
+
+  /** The drain keeps failing: marks the channel closed without freeing anything. */
+  void giveUp() {
+    closed = true;
+    closedFlag = true;
+    disposed.tryEmitEmpty();
+  }
+
+  /** Disconnects once failed, disconnected by the peer, or disposed with no send outstanding. */
+  void disconnectIfDue() {
+    if (disconnected) {
+      return;
+    }
+    Throwable f = channel.failure();
+    boolean peerGone = channel.peerDisconnected();
+    boolean local = channel.disposeRequested();
+    if (f == null && !peerGone && !(local && sender.sendsOutstanding() == 0)) {
+      return;
+    }
+    disconnected = true;
+    if (f != null) {
+      sendError = f;
+      receiver.fail(f);
+    } else if (peerGone && !local) {
+      sendError = RdmaChannel.reset("the peer disconnected", null);
+    } else {
+      sendError = new ResourceClosedException(channel.toString());
+    }
+    Throwable e = sendError();
+    sender.abandon(e);
+    // Sends wholly posted (awaitingAck) succeed or fail by their completions, still to come.
+    try {
+      endpoint.disconnect();
+    } catch (RuntimeException ex) {
+      log.debug("rdma-reactive: disconnecting " + channel + " failed", ex);
+    }
+    Schedulers.parallel().schedule(() -> {
+      if (!closed && !completionsDead) {
+        log.warn("rdma-reactive: " + channel + " saw not all flush completions within " + FLUSH_WAIT_SECONDS
+            + " s of its disconnect; freeing it anyway");
+        completionsDead = true;
+        channel.drain();
+      }
+    }, FLUSH_WAIT_SECONDS, TimeUnit.SECONDS);
+  }
+
+  /** Why sends fail from now on. */
+  Throwable sendError() {
+    Throwable e = sendError;
+    return e != null ? e : new ResourceClosedException(channel.toString());
+  }
+
+  /** Once disconnected and every work request completed (or given up on), frees everything. */
+  void closeIfDue() {
+    if (!disconnected || closed) {
+      return;
+    }
+    if ((receiver.posted() > 0 || sender.sendsOutstanding() > 0) && !completionsDead) {
+      return; // the flush completions are on their way
+    }
+    closed = true;
+    sender.failUnacknowledged(sendError());
+    // What waits for the subscriber moves off the registered memory, which goes now.
+    receiver.rescue();
+    channel.cancelCompletions();
+    buffers.deregister();
+    receiver.emit(closed); // before onDispose, which cancels a server's handler
+    free(0);
+  }
+
+  /** Frees the endpoint and the arena; retried while a completion stream still leases the CQ. */
+  private void free(int attempt) {
+    try {
+      endpoint.close();
+    } catch (ResourceBusyException e) {
+      if (attempt < CLOSE_RETRIES) {
+        Schedulers.parallel().schedule(() -> free(attempt + 1), 1, TimeUnit.MILLISECONDS);
+        return;
+      }
+      log.error("rdma-reactive: could not free the endpoint of " + channel, e);
+    } catch (RuntimeException e) {
+      log.error("rdma-reactive: could not free the endpoint of " + channel, e);
+    }
+    try {
+      buffers.free();
+    } catch (RuntimeException e) {
+      log.error("rdma-reactive: could not free the buffers of " + channel, e);
+    }
+    closedFlag = true;
+    disposed.tryEmitEmpty();
+  }
+
+  /** Closed: drops whatever still arrives. */
+  void discardInputs() {
+    ring.discard();
+    buffers.discardReleased();
+    SendSource s;
+    while ((s = sender.pollNew()) != null) {
+      if (s.publisher != null) {
+        s.fail(sendError());
+      }
+    }
+  }
+}

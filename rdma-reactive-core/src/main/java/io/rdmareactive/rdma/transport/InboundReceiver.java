@@ -1,0 +1,253 @@
+package io.rdmareactive.rdma.transport;
+
+import io.rdmareactive.rdma.ResourceClosedException;
+import io.rdmareactive.rdma.verbs.QueuePair;
+import io.rdmareactive.rdma.verbs.ReceiveRequest;
+import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Operators;
+
+/**
+ * A channel's inbound side: posts receives for its one subscriber's demand, turns what arrives
+ * into messages (in place, or reassembled from fragments) and hands them to the subscriber as it
+ * requests them. Plain state driven from the channel's drain; the subscriber's request and cancel
+ * only record and call the drain.
+ */
+final class InboundReceiver {
+  private final RdmaChannel channel;
+  private final QueuePair qp;
+  private final TransportConfig config;
+  private final boolean raw;
+  private final int bufferSize;
+  private final int bufferCount;
+  private final int receiveCount;
+  private final RegisteredBuffers buffers;
+  private final CreditWindow window;
+  private final ChannelCounters counters;
+  private final Reassembler reassembler;
+  private final ReceiveRequest receiveRequest = new ReceiveRequest();
+
+  // Inputs from any thread.
+  private final AtomicLong requested = new AtomicLong();
+  private final AtomicBoolean subscribed = new AtomicBoolean();
+  private volatile @Nullable CoreSubscriber<? super RdmaMessage> subscriber;
+  private volatile boolean cancelled;
+
+  // Drain state.
+  /** Receives posted and not yet completed. */
+  private int posted;
+  /** Receive buffers the subscriber holds (delivered, not yet released). */
+  private int held;
+  /** Receive buffers of messages in {@code ready}. */
+  private int readyHeld;
+  private final ArrayDeque<RdmaMessage> ready = new ArrayDeque<>();
+  private boolean terminated;
+  private @Nullable Throwable error;
+
+  InboundReceiver(RdmaChannel channel, QueuePair qp, TransportConfig config, RegisteredBuffers buffers,
+      CreditWindow window, ChannelCounters counters) {
+    this.channel = channel;
+    this.qp = qp;
+    this.config = config;
+    this.raw = config.raw();
+    this.bufferSize = config.bufferSize();
+    this.bufferCount = config.bufferCount();
+    this.receiveCount = config.receiveBuffers();
+    this.buffers = buffers;
+    this.window = window;
+    this.counters = counters;
+    this.reassembler = new Reassembler(config.maxMessageSize());
+  }
+
+  /** The inbound Flux: one subscriber, whose demand posts receives. */
+  Flux<RdmaMessage> receive() {
+    return new Flux<>() {
+      @Override
+      public void subscribe(CoreSubscriber<? super RdmaMessage> actual) {
+        if (!subscribed.compareAndSet(false, true)) {
+          Operators.error(actual, new IllegalStateException("receive() of " + channel
+              + " allows one subscriber, and it has one"));
+          return;
+        }
+        if (channel.disposeRequested()) {
+          Operators.error(actual, new ResourceClosedException(channel.toString()));
+          return;
+        }
+        actual.onSubscribe(new Subscription() {
+          @Override
+          public void request(long n) {
+            if (Operators.validate(n)) {
+              for (;;) { // not getAndUpdate: its lambda would capture n, an allocation per request
+                long r = requested.get();
+                if (r == Long.MAX_VALUE || requested.compareAndSet(r, Operators.addCap(r, n))) {
+                  break;
+                }
+              }
+              channel.drain();
+            }
+          }
+
+          @Override
+          public void cancel() {
+            cancelled = true;
+            channel.drain();
+          }
+        });
+        subscriber = actual;
+        channel.drain();
+      }
+    };
+  }
+
+  int posted() {
+    return posted;
+  }
+
+  /** Takes back the receive buffers of messages released since the last drain. */
+  void takeReleases() {
+    held -= buffers.reclaimReleased();
+  }
+
+  /** A receive completed with an error (a flush, mostly): its buffer goes back unposted. */
+  void failed(int index) {
+    posted--;
+    buffers.freeReceive(index);
+  }
+
+  /** A receive completed: a message, a fragment of one, or a credit update. */
+  void received(int index, int byteLength, boolean hasImmediate, int immediateData) {
+    posted--;
+    if (raw) {
+      counters.bytesReceived(byteLength);
+      deliver(index, byteLength);
+      return;
+    }
+    if (!hasImmediate || (immediateData & Protocol.RESERVED_MASK) != 0) {
+      buffers.freeReceive(index);
+      channel.protocolError("a SEND without a valid rdma-reactive header (immediate data)");
+      return;
+    }
+    int imm = immediateData;
+    window.arrived(imm);
+    if ((imm & Protocol.CREDIT) != 0) {
+      counters.creditUpdateReceived();
+      buffers.freeReceive(index);
+      return;
+    }
+    int length = byteLength;
+    counters.bytesReceived(length);
+    if (reassembler.isFragment(imm)) {
+      if (!reassembler.append(buffers.receiveMemory, buffers.offset(index), length)) {
+        channel.protocolError("the peer sent a message above the maximum of " + config.maxMessageSize()
+            + " bytes");
+      }
+      buffers.freeReceive(index);
+      byte[] whole = reassembler.complete(imm);
+      if (whole != null) {
+        ready.add(new HeapMessage(whole));
+        counters.messageReceived();
+      }
+    } else {
+      deliver(index, length);
+    }
+  }
+
+  private void deliver(int index, int length) {
+    ready.add(new ReceivedView(channel, buffers, index, length));
+    readyHeld++;
+    counters.messageReceived();
+  }
+
+  /**
+   * Hands ready messages to the subscriber as far as it requested; once {@code closed} and all are
+   * out, terminates it.
+   */
+  void emit(boolean closed) {
+    CoreSubscriber<? super RdmaMessage> a = subscriber;
+    if (cancelled) {
+      subscriber = null; // rule 3.13: drop a cancelled subscriber (subscribe's drain comes after it set it)
+      RdmaMessage m;
+      while ((m = ready.poll()) != null) {
+        if (m instanceof ReceivedView rv) {
+          readyHeld--;
+          buffers.freeReceive(rv.index);
+        }
+      }
+      return;
+    }
+    if (a == null || terminated) {
+      return;
+    }
+    long r = requested.get();
+    long e = 0;
+    while (e != r && !ready.isEmpty() && !cancelled) {
+      RdmaMessage m = ready.poll();
+      if (m instanceof ReceivedView) {
+        readyHeld--;
+        held++;
+      }
+      a.onNext(m);
+      e++;
+    }
+    if (e != 0 && r != Long.MAX_VALUE) {
+      requested.addAndGet(-e);
+    }
+    if (closed && ready.isEmpty() && !cancelled) {
+      terminated = true;
+      subscriber = null; // and a terminated one
+      Throwable t = error;
+      if (t != null) {
+        a.onError(t);
+      } else {
+        a.onComplete();
+      }
+    }
+  }
+
+  /** Posts receives up to the subscriber's demand (framed) or all of them (raw). */
+  void postReceives() {
+    int target;
+    if (raw) {
+      target = receiveCount;
+    } else {
+      long demand = cancelled ? Long.MAX_VALUE : subscriber == null ? 0 : requested.get();
+      long uncovered = Math.max(0, demand - ready.size());
+      int room = Math.max(0, bufferCount - held - readyHeld);
+      target = RdmaChannel.RESERVE + (int) Math.min(uncovered, room);
+    }
+    while (posted < target && buffers.freeReceives() > 0) {
+      postReceive();
+      if (!raw) {
+        window.receivePosted();
+      }
+    }
+  }
+
+  void postReceive() {
+    int index = buffers.takeReceive();
+    qp.postReceive(receiveRequest.set(RdmaChannel.RECV | index, buffers.receiveRegion, buffers.offset(index),
+        bufferSize));
+    posted++;
+  }
+
+  /** The connection failed: the subscriber gets {@code e} once the messages before it are out. */
+  void fail(Throwable e) {
+    error = e;
+  }
+
+  /** Closing: what waits for the subscriber moves off the registered memory, which goes now. */
+  void rescue() {
+    int n = ready.size();
+    for (int i = 0; i < n; i++) {
+      RdmaMessage m = ready.poll();
+      ready.add(m instanceof ReceivedView rv ? new HeapMessage(rv.toByteArray()) : m);
+    }
+    readyHeld = 0;
+    reassembler.clear();
+  }
+}

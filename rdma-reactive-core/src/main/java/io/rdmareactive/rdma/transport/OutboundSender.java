@@ -1,0 +1,341 @@
+package io.rdmareactive.rdma.transport;
+
+import io.rdmareactive.rdma.MessageTooLargeException;
+import io.rdmareactive.rdma.verbs.QueuePair;
+import io.rdmareactive.rdma.verbs.SendRequest;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import org.jspecify.annotations.Nullable;
+import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
+import reactor.core.publisher.Mono;
+
+/**
+ * A channel's outbound side: takes the items of each {@link SendSource} in turn, requests them as
+ * credits and send buffers allow, copies them into send buffers (in fragments where needed), posts
+ * the SENDs and credit updates, and completes each source once its last send completed. Plain
+ * state driven from the channel's drain; only {@link #submit} may be called from any thread.
+ */
+final class OutboundSender {
+  private final RdmaChannel channel;
+  private final QueuePair qp;
+  private final TransportConfig config;
+  private final boolean raw;
+  private final int sendDepth;
+  private final int sendCount;
+  private final RegisteredBuffers buffers;
+  private final CreditWindow window;
+  private final Fragmenter fragmenter;
+  private final ChannelCounters counters;
+  private final SendRequest sendRequest = new SendRequest();
+  private final Queue<SendSource> newSources = new ConcurrentLinkedQueue<>();
+  private final ArrayDeque<SendSource> sources = new ArrayDeque<>();
+  private final ArrayDeque<SendSource> awaitingAck = new ArrayDeque<>();
+  private int sendsOutstanding;
+  private long dataPosted;
+  private long dataCompleted;
+  /** Sequence number of the first data send that failed; sends before it were delivered. */
+  private long firstFailedData = Long.MAX_VALUE;
+  /** Whether the sender is waiting for credits now; a stall is counted once, when it starts. */
+  private boolean creditStalled;
+
+  OutboundSender(RdmaChannel channel, QueuePair qp, TransportConfig config, RegisteredBuffers buffers,
+      CreditWindow window, Fragmenter fragmenter, ChannelCounters counters) {
+    this.channel = channel;
+    this.qp = qp;
+    this.config = config;
+    this.raw = config.raw();
+    this.sendDepth = config.sendQueueDepth();
+    this.sendCount = config.bufferCount();
+    this.buffers = buffers;
+    this.window = window;
+    this.fragmenter = fragmenter;
+    this.counters = counters;
+  }
+
+  /** One {@code send(messages)}: a source per subscription, handed to the drain. */
+  Mono<Void> send(Publisher<?> messages) {
+    return new Mono<>() {
+      @Override
+      public void subscribe(CoreSubscriber<? super Void> actual) {
+        SendSource s = new SendSource(channel, messages, actual, null, sendCount);
+        actual.onSubscribe(s);
+        newSources.add(s);
+        channel.drain();
+      }
+    };
+  }
+
+  /** Any thread: the handshake is done; a marker, so that the start is ordered with the sends. */
+  void submitStart(Protocol.@Nullable Hello peer) {
+    newSources.add(new SendSource(channel, null, null, peer, sendCount));
+  }
+
+  /** The next source handed over by {@link #submit}, or null. */
+  @Nullable SendSource pollNew() {
+    return newSources.poll();
+  }
+
+  /** Queues a source behind those already sending. */
+  void enqueue(SendSource s) {
+    sources.add(s);
+  }
+
+  int sendsOutstanding() {
+    return sendsOutstanding;
+  }
+
+  /** Moves items from the sources into sends while credits and send buffers allow. */
+  void pump() {
+    for (;;) {
+      if (fragmenter.message() == null) {
+        SendSource src = sources.peek();
+        if (src == null) {
+          return;
+        }
+        if (src.cancelled) {
+          sources.poll();
+          src.cancelUpstream();
+          continue;
+        }
+        if (!src.subscribed) {
+          src.subscribed = true;
+          src.publisher.subscribe(src);
+        }
+        Throwable error = src.upstreamError;
+        if (error != null) {
+          sources.poll();
+          src.fail(error);
+          continue;
+        }
+        Object item = src.queue.poll();
+        if (item == null) {
+          if (src.upstreamDone) {
+            sources.poll();
+            src.lastSequence = dataPosted;
+            awaitingAck.add(src);
+            if (dataCompleted >= dataPosted) {
+              awaitingAck.remove(src);
+              src.complete();
+            }
+            continue;
+          }
+          requestMore(src);
+          if (src.queue.isEmpty()) {
+            return;
+          }
+          continue;
+        }
+        src.polled++;
+        Object sendable;
+        try {
+          sendable = toSendable(item);
+        } catch (RuntimeException e) {
+          sources.poll();
+          src.fail(e);
+          continue;
+        }
+        long size = lengthOf(sendable);
+        if (!fragmenter.fits(size)) {
+          if (sendable instanceof ReceivedView rv) {
+            rv.release();
+          }
+          sources.poll();
+          src.fail(new MessageTooLargeException(size, fragmenter.maxMessage()));
+          continue;
+        }
+        fragmenter.start(sendable, size);
+      }
+      if (!postChunks()) {
+        SendSource head = sources.peek();
+        if (head != null) {
+          requestMore(head);
+        }
+        return;
+      }
+    }
+  }
+
+  private void requestMore(SendSource src) {
+    Subscription up = src.upstream;
+    if (up == null || src.upstreamDone || src.cancelled) {
+      return;
+    }
+    long capacity = raw ? buffers.freeSends() : Math.min(window.dataCapacity(), buffers.freeSends());
+    long want = capacity - (src.requested - src.polled) - (fragmenter.message() != null ? 1 : 0);
+    if (want > 0) {
+      creditStalled = false;
+      src.requested += want;
+      up.request(want);
+    } else if (!raw && !window.canSendData() && src.requested == src.polled && !creditStalled) {
+      creditStalled = true; // a live publisher gets no demand until the receiver grants credits
+      counters.creditStall();
+    }
+  }
+
+  /** Posts fragments of the current message; false when out of credits or send buffers. */
+  private boolean postChunks() {
+    Object m = fragmenter.message();
+    for (;;) {
+      if (!raw && !window.canSendData()) {
+        if (!creditStalled) {
+          creditStalled = true;
+          counters.creditStall();
+        }
+        return false;
+      }
+      if (sendsOutstanding >= sendDepth || buffers.freeSends() == 0) {
+        return false;
+      }
+      creditStalled = false;
+      int length = fragmenter.nextLength();
+      boolean more = fragmenter.moreAfter(length);
+      long from = fragmenter.offset();
+      int index = buffers.takeSend();
+      long offset = buffers.offset(index);
+      switch (m) {
+        case byte[] b -> MemorySegment.copy(b, (int) from, buffers.sendMemory, ValueLayout.JAVA_BYTE, offset, length);
+        case ReceivedView v -> MemorySegment.copy(buffers.receiveMemory, buffers.offset(v.index) + from,
+            buffers.sendMemory, offset, length);
+        default -> MemorySegment.copy((MemorySegment) m, from, buffers.sendMemory, offset, length);
+      }
+      sendRequest.reset(RdmaChannel.DATA | index, raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM)
+          .gather(buffers.sendRegion, offset, length);
+      int inline = config.inlineThreshold();
+      sendRequest.flags(SendRequest.SIGNALED | (inline > 0 && length <= inline ? SendRequest.INLINE : 0));
+      if (!raw) {
+        sendRequest.immediate(window.header(more, false));
+      }
+      qp.postSend(sendRequest);
+      if (!raw) {
+        if (!window.sent()) {
+          counters.creditViolation();
+        }
+      }
+      sent();
+      dataPosted++;
+      counters.bytesSent(length);
+      if (fragmenter.advance(length)) {
+        counters.messagePosted(dataPosted);
+        if (m instanceof ReceivedView v) {
+          v.release(); // copied: its receive buffer can go back
+        }
+        return true;
+      }
+    }
+  }
+
+  private void sent() {
+    sendsOutstanding++;
+    counters.sendsInFlight(sendsOutstanding);
+  }
+
+  /** Sends a credit-only message when the grants owed call for one (framed mode). */
+  void sendCredits() {
+    if (raw || sendsOutstanding >= sendDepth || !window.creditUpdateDue()) {
+      return;
+    }
+    sendRequest.reset(RdmaChannel.CREDIT, SendRequest.Opcode.SEND_WITH_IMM).immediate(window.header(false, true));
+    qp.postSend(sendRequest);
+    window.sent(); // creditUpdateDue() saw a credit
+    counters.creditUpdateSent();
+    sent();
+  }
+
+  /**
+   * What the item's bytes are copied from, wrapping nothing where that is possible (a wrapper per
+   * message would be an allocation per message): a byte[] and a message this connection received
+   * into one of its buffers are copied from directly (echo), the latter released once copied.
+   */
+  private Object toSendable(Object item) {
+    if (item instanceof byte[] || item instanceof MemorySegment) {
+      return item;
+    }
+    if (item instanceof ReceivedView rv && rv.belongsTo(channel) && rv.length() <= fragmenter.chunk()) {
+      if (rv.isReleased()) {
+        throw new IllegalStateException("message already released");
+      }
+      return rv;
+    }
+    if (item instanceof HeapMessage h) {
+      return h.bytes;
+    }
+    return toSegment(item);
+  }
+
+  private static long lengthOf(Object sendable) {
+    return switch (sendable) {
+      case byte[] b -> b.length;
+      case ReceivedView v -> v.length();
+      default -> ((MemorySegment) sendable).byteSize();
+    };
+  }
+
+  private MemorySegment toSegment(Object item) {
+    return switch (item) {
+      case byte[] b -> MemorySegment.ofArray(b);
+      case ByteBuffer b -> MemorySegment.ofBuffer(b);
+      case MemorySegment s -> s;
+      case CharSequence s -> MemorySegment.ofArray(s.toString().getBytes(StandardCharsets.UTF_8));
+      case RdmaMessage m -> {
+        try {
+          yield MemorySegment.ofArray(m.toByteArray());
+        } finally {
+          m.release();
+        }
+      }
+      default -> throw new IllegalArgumentException("cannot send a " + item.getClass().getName()
+          + ": send byte[], ByteBuffer, MemorySegment, CharSequence or RdmaMessage");
+    };
+  }
+
+  /** A send completed: frees its buffer and counts it; the caller then {@link #acknowledge}s. */
+  void sendCompleted(boolean data, int index, boolean success) {
+    sendsOutstanding--;
+    if (data) {
+      buffers.freeSend(index);
+      dataCompleted++;
+      if (!success && firstFailedData == Long.MAX_VALUE) {
+        firstFailedData = dataCompleted;
+      }
+      if (success) {
+        counters.dataCompleted(dataCompleted);
+      }
+    }
+  }
+
+  /** Completes the sources whose sends have all completed, none of them failed. */
+  void acknowledge() {
+    SendSource head;
+    while ((head = awaitingAck.peek()) != null && head.lastSequence <= dataCompleted
+        && head.lastSequence < firstFailedData) {
+      awaitingAck.poll();
+      head.complete();
+    }
+  }
+
+  /** Disconnecting: drops the message half sent and fails every source not wholly posted. */
+  void abandon(Throwable e) {
+    if (fragmenter.abandon() instanceof ReceivedView v) {
+      v.release();
+    }
+    SendSource s;
+    while ((s = sources.poll()) != null) {
+      s.fail(e);
+    }
+  }
+
+  /** Closing: fails the sources whose sends never all completed. */
+  void failUnacknowledged(Throwable e) {
+    SendSource unacknowledged;
+    while ((unacknowledged = awaitingAck.poll()) != null) {
+      unacknowledged.fail(e);
+    }
+  }
+}

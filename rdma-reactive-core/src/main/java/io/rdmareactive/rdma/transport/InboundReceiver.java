@@ -129,11 +129,19 @@ final class InboundReceiver {
     }
     if (!hasImmediate || (immediateData & Protocol.RESERVED_MASK) != 0) {
       buffers.freeReceive(index);
-      channel.protocolError("a SEND without a valid rdma-reactive header (immediate data)");
+      channel.protocolError("it sent a SEND without a valid rdma-reactive header (reserved bits set, or no immediate data)");
       return;
     }
     int imm = immediateData;
-    window.arrived(imm);
+    String violation = window.arrived(imm);
+    if (violation == null && (imm & Protocol.CREDIT) != 0 && (byteLength > 0 || (imm & Protocol.MORE) != 0)) {
+      violation = "it sent a credit update with a payload or a fragment flag";
+    }
+    if (violation != null) {
+      buffers.freeReceive(index);
+      channel.protocolError(violation);
+      return;
+    }
     if ((imm & Protocol.CREDIT) != 0) {
       counters.creditUpdateReceived();
       buffers.freeReceive(index);
@@ -143,8 +151,7 @@ final class InboundReceiver {
     counters.bytesReceived(length);
     if (reassembler.isFragment(imm)) {
       if (!reassembler.append(buffers.receiveMemory, buffers.offset(index), length)) {
-        channel.protocolError("the peer sent a message above the maximum of " + config.maxMessageSize()
-            + " bytes");
+        channel.protocolError("it sent a message above the maximum of " + config.maxMessageSize() + " bytes");
       }
       buffers.freeReceive(index);
       byte[] whole = reassembler.complete(imm);

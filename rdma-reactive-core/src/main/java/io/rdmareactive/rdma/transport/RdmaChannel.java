@@ -1,6 +1,7 @@
 package io.rdmareactive.rdma.transport;
 
 import io.rdmareactive.rdma.ConnectionException;
+import io.rdmareactive.rdma.ProtocolViolationException;
 import io.rdmareactive.rdma.RdmaException;
 import io.rdmareactive.rdma.WorkCompletionException;
 import io.rdmareactive.rdma.spi.Endpoint;
@@ -290,6 +291,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound {
 
   private void startLocked(Protocol.@Nullable Hello peer) {
     if (peer != null) {
+      window.peerBuffers(peer.bufferCount());
       fragmenter.limits(Math.min(bufferSize, peer.bufferSize()),
           Math.min(config.maxMessageSize(), peer.maxMessageSize()));
     }
@@ -347,9 +349,17 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound {
         : new WorkCompletion(wrId, status, WorkCompletion.Opcode.UNKNOWN, 0, 0, 0, false, 0, 0);
   }
 
-  /** Fails the connection for a peer breaking the protocol. */
+  /**
+   * Fails the connection for a peer breaking the protocol: counted, logged once (the first
+   * violation fails the connection, so later ones are not news), and only this connection pays.
+   */
   void protocolError(String what) {
-    fail(new RdmaException("protocol error on " + this + ": " + what));
+    if (failure == null) {
+      counters.creditViolation();
+      ProtocolViolationException e = new ProtocolViolationException(address, what);
+      log.warn("rdma-reactive: " + this + ": " + e.getMessage() + "; closing this connection");
+      fail(e);
+    }
   }
 
   static ConnectionException reset(String what, @Nullable Throwable cause) {

@@ -12,7 +12,9 @@ package io.rdmareactive.rdma.transport;
  * @param credits receive buffers of the peer this side may still fill
  * @param maxSendsInFlight most sends (data and credit) that were posted and not yet completed at once
  * @param receiverNotReady RNR_RETRY_EXC_ERR completions seen: 0 unless flow control was broken
- * @param creditViolations sends posted without a credit: 0 unless flow control was broken
+ * @param creditViolations flow-control and protocol violations: the peer's (it sent beyond its
+ *     credits, granted more than it has buffers, or broke the framing; the connection then fails
+ *     with a ProtocolViolationException) or, 0 unless this library has a bug, our own
  * @param creditStalls times the sender had data but no credit and had to wait for the receiver
  * @param completionErrors work completions with an error status, other than the flushes of a disconnect
  */

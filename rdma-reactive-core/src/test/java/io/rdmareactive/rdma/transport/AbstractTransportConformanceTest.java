@@ -512,7 +512,7 @@ public abstract class AbstractTransportConformanceTest {
         .option(RdmaOption.BUFFER_SIZE, 1024)
         .handle((in, out) -> out.send(in.receive().doOnNext(m -> serverThreads.add(Thread.currentThread().getName())))));
     RdmaClient client = client(server).runOn(loops).option(RdmaOption.BUFFER_COUNT, 4)
-        .option(RdmaOption.BUFFER_SIZE, 1024);
+        .option(RdmaOption.BUFFER_SIZE, 1024).connectTimeout(Duration.ofSeconds(60)); // TCG, spinning loops
     List<RdmaConnection> conns = Flux.range(0, n).flatMap(i -> client.connect(), 16).collectList().block(WAIT.multipliedBy(4));
     assertThat(conns).hasSize(n);
     clients.addAll(conns);
@@ -523,7 +523,10 @@ public abstract class AbstractTransportConformanceTest {
       return c.outbound().sendString(Flux.fromIterable(sent)).then()
           .and(c.inbound().receiveString().take(3).collectList().doOnNext(got -> assertThat(got).isEqualTo(sent)));
     }, 32).then().block(WAIT.multipliedBy(4));
-    assertThat(serverThreads).isNotEmpty().allMatch(name -> name.startsWith(threadPrefix), "runs on a loop thread");
+    // Completions are delivered on the loops; a drain that a request starts runs on the
+    // requesting thread (the handler subscribes on a bounded-elastic one), never on another.
+    assertThat(serverThreads).anyMatch(name -> name.startsWith(threadPrefix))
+        .allMatch(name -> name.startsWith(threadPrefix) || name.startsWith("boundedElastic-"), "a loop or the handler's thread");
     int peak = Thread.activeCount();
     long t1 = System.nanoTime();
     for (RdmaConnection c : conns) {
@@ -621,5 +624,62 @@ public abstract class AbstractTransportConformanceTest {
         .block(WAIT);
     clients.add(c);
     return c;
+  }
+
+  // ---- a peer that breaks the protocol --------------------------------------------------------
+
+  @Test
+  void aPeerGrantingMoreCreditsThanItHasBuffersLosesItsConnectionOnly() {
+    rogueBreaksTheProtocol(rogue -> rogue.send(Protocol.immediate(0xFFFF, false, false), 8), "more than the");
+  }
+
+  @Test
+  void aPeerSendingReservedHeaderBitsLosesItsConnectionOnly() {
+    rogueBreaksTheProtocol(rogue -> rogue.send(1 << 30, 8), "without a valid rdma-reactive header");
+  }
+
+  @Test
+  void aPeerSendingACreditUpdateWithAPayloadLosesItsConnectionOnly() {
+    rogueBreaksTheProtocol(rogue -> rogue.send(Protocol.immediate(0, false, true), 100), "credit update with a payload");
+  }
+
+  @Test
+  void aPeerSendingAMessageAboveTheMaximumLosesItsConnectionOnly() {
+    // Fragments of 4 KiB against a maximum of 8 KiB: the third breaks it (or, should the victim
+    // not yet have announced the receives it posted, the credits do).
+    rogueBreaksTheProtocol(rogue -> {
+      for (int i = 0; i < 4; i++) {
+        rogue.send(Protocol.immediate(0, true, false), RoguePeer.BUFFER);
+      }
+    }, "");
+  }
+
+  /**
+   * A rogue peer connects to a server whose handler reads, breaks the protocol as {@code act}
+   * does, and must lose its connection with a typed error that names the violation; the server
+   * counts it and still serves a good client; nothing leaks (checked after each test).
+   */
+  private void rogueBreaksTheProtocol(java.util.function.Consumer<RoguePeer> act, String violation) {
+    Sinks.One<Throwable> victimSaw = Sinks.one();
+    Sinks.Empty<Void> reading = Sinks.empty();
+    AtomicReference<RdmaConnection> victim = new AtomicReference<>();
+    DisposableRdmaServer server = bind(server().option(RdmaOption.MAX_MESSAGE_SIZE, 8192)
+        .doOnConnection(victim::set)
+        .handle((in, out) -> in.receive().doOnSubscribe(s -> reading.tryEmitEmpty()).doOnNext(RdmaMessage::release)
+            .doOnError(victimSaw::tryEmitValue).onErrorResume(e -> Mono.empty()).then()));
+    try (RoguePeer rogue = RoguePeer.connect(connections(), new InetSocketAddress(host(), server.port()), 8, WAIT)) {
+      // Misbehave once the victim's handler reads: its receive() then carries the typed error.
+      StepVerifier.create(reading.asMono()).expectComplete().verify(WAIT);
+      act.accept(rogue);
+      StepVerifier.create(victimSaw.asMono())
+          .assertNext(e -> assertThat(e).isInstanceOf(io.rdmareactive.rdma.ProtocolViolationException.class)
+              .hasMessageContaining("broke the protocol").hasMessageContaining(violation))
+          .expectComplete()
+          .verify(WAIT);
+      StepVerifier.create(victim.get().onDispose()).expectComplete().verify(WAIT);
+      assertThat(victim.get().statistics().creditViolations()).isEqualTo(1);
+    }
+    RdmaConnection good = connect(client(server));
+    StepVerifier.create(good.outbound().sendString(Mono.just("fine")).then()).expectComplete().verify(WAIT);
   }
 }

@@ -43,7 +43,7 @@ public final class TransportPeer {
           .option(RdmaOption.PROVIDER, NativeProvider.NAME)
           .doOnConnection(c -> System.out.println("CONNECTED"))
           .handle(TransportPeer::stream)
-          .bindNow();
+          .bindNow(Duration.ofSeconds(120)); // a fresh JVM under TCG on a loaded host
       System.out.println("LISTENING " + server.port());
       server.onDispose().block();
     }

@@ -56,10 +56,10 @@ final class MemConnectionProvider implements ConnectionProvider {
 
   @Override
   public Mono<Endpoint> connect(InetSocketAddress address, EndpointOptions options, Duration timeout) {
-    return Mono.fromCallable(() -> {
+    return Mono.<Endpoint>fromCallable(() -> {
       checkResolved(address);
       return MemConnectionEndpoint.active(device, address, options);
-    });
+    }).doOnDiscard(MemConnectionEndpoint.class, MemConnectionEndpoint::close); // made, but cancelled meanwhile
   }
 
   @Override

@@ -91,6 +91,7 @@ public final class RdmaClient {
                 .map(endpoint -> new Created(endpoint, address));
           })
           .timeout(timeout, Mono.error(() -> timedOut(c, timeout)))
+          .doOnDiscard(Created.class, created -> created.endpoint().close()) // cancelled before the handshake took it
           .flatMap(created -> handshake(c, created.endpoint(), created.address(),
               Duration.ofNanos(Math.max(1, deadline - System.nanoTime()))));
     });

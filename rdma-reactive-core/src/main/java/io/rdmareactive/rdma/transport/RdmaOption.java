@@ -16,9 +16,13 @@ public final class RdmaOption<T> {
   /** Buffers each way, the queue depth: at most this many messages in flight per direction (default 64). */
   public static final RdmaOption<Integer> BUFFER_COUNT =
       new RdmaOption<>("BUFFER_COUNT", Integer.class, v -> v >= 1 && v <= 16_384, "1 .. 16384", 64);
-  /** Largest message, fragmented as needed; larger sends fail with MessageTooLargeException (default 16 MiB). */
+  /**
+   * Largest message, fragmented as needed; larger sends fail with MessageTooLargeException, larger
+   * arrivals fail the connection (default 16 MiB, at most 256 MiB: a peer can make a connection
+   * hold this much heap while it reassembles).
+   */
   public static final RdmaOption<Integer> MAX_MESSAGE_SIZE =
-      new RdmaOption<>("MAX_MESSAGE_SIZE", Integer.class, v -> v >= 1, ">= 1", 16 << 20);
+      new RdmaOption<>("MAX_MESSAGE_SIZE", Integer.class, v -> v >= 1 && v <= 256 << 20, "1 .. 268435456", 16 << 20);
   /** Sends of at most this many bytes go inline (IBV_SEND_INLINE); 0 disables (default). */
   public static final RdmaOption<Integer> INLINE_THRESHOLD =
       new RdmaOption<>("INLINE_THRESHOLD", Integer.class, v -> v >= 0 && v <= 1024, "0 .. 1024", 0);

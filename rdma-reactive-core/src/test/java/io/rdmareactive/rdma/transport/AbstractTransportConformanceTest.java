@@ -403,6 +403,12 @@ public abstract class AbstractTransportConformanceTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("port");
     assertThatThrownBy(() -> RdmaClient.create().option(RdmaOption.PROVIDER, "bogus"))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("PROVIDER");
+    assertThatThrownBy(() -> RdmaServer.create().option(RdmaOption.MAX_MESSAGE_SIZE, Integer.MAX_VALUE))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("MAX_MESSAGE_SIZE must be 1 .. 268435456");
+    assertThatThrownBy(() -> RdmaServer.create().option(RdmaOption.MAX_CONNECTIONS, 0))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("MAX_CONNECTIONS");
+    assertThatThrownBy(() -> RdmaServer.create().option(RdmaOption.HANDSHAKE_TIMEOUT, Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("HANDSHAKE_TIMEOUT");
   }
 
   @Test

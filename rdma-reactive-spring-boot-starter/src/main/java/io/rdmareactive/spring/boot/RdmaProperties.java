@@ -318,7 +318,8 @@ public class RdmaProperties implements Validator {
         "must be 64 .. 16777216");
     check(errors, at + ".buffer-count", t.getBufferCount(), t.getBufferCount() >= 1 && t.getBufferCount() <= 16_384,
         "must be 1 .. 16384");
-    check(errors, at + ".max-message-size", t.getMaxMessageSize(), t.getMaxMessageSize() >= 1, "must be >= 1");
+    check(errors, at + ".max-message-size", t.getMaxMessageSize(),
+        t.getMaxMessageSize() >= 1 && t.getMaxMessageSize() <= 256 << 20, "must be 1 .. 268435456");
     check(errors, at + ".inline-threshold", t.getInlineThreshold(),
         t.getInlineThreshold() >= 0 && t.getInlineThreshold() <= 1024, "must be 0 .. 1024");
   }

@@ -10,6 +10,7 @@ import io.rsocket.RSocket;
 import io.rsocket.SocketAcceptor;
 import io.rsocket.core.RSocketConnector;
 import io.rsocket.core.RSocketServer;
+import io.rsocket.exceptions.RejectedSetupException;
 import io.rsocket.frame.decoder.PayloadDecoder;
 import io.rsocket.util.DefaultPayload;
 import java.nio.charset.StandardCharsets;
@@ -216,6 +217,23 @@ public abstract class AbstractRSocketTransportTest {
     assertThat(p.getDataUtf8()).isEqualTo("zero-copy");
     p.release();
     await(() -> SegmentByteBuf.LIVE.get() == 0);
+  }
+
+  /** A rejected setup goes back as an ERROR frame (sendErrorAndClose), then the connection closes. */
+  @Test
+  void aRejectedSetupReachesTheClient() {
+    CloseableRdmaServer server = RSocketServer.create((setup, sendingSocket) -> Mono.error(new RejectedSetupException("not you")))
+        .bind(RdmaServerTransport.create(rdmaServer()))
+        .block(WAIT);
+    closeables.add(server);
+    RSocket rsocket = RSocketConnector.create()
+        .connect(RdmaClientTransport.create(rdmaClient(server.port())))
+        .block(WAIT);
+    closeables.add(rsocket);
+    StepVerifier.create(rsocket.requestResponse(DefaultPayload.create("x")))
+        .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(RejectedSetupException.class).hasMessageContaining("not you"))
+        .verify(WAIT);
+    StepVerifier.create(rsocket.onClose().onErrorComplete()).expectComplete().verify(WAIT);
   }
 
   @Test

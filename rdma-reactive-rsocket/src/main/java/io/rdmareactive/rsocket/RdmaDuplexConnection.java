@@ -2,6 +2,7 @@ package io.rdmareactive.rsocket;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.ResourceClosedException;
 import io.rdmareactive.rdma.transport.RdmaConnection;
 import io.rdmareactive.rdma.transport.RdmaMessage;
@@ -91,9 +92,16 @@ final class RdmaDuplexConnection implements DuplexConnection {
     return connection.isDisposed();
   }
 
+  /**
+   * The send stopped: when the connection is going away (closed here, or reset by the peer) it
+   * just closes, and {@link #onClose()} completes once it is freed, so that RSocket first sees
+   * the frames that arrived before (an ERROR frame that explains the close); any other error (a
+   * frame above MAX_MESSAGE_SIZE) closes the connection with that error.
+   */
   private void sendFailed(Throwable e) {
-    if (!connection.isDisposed() && !(e instanceof ResourceClosedException)) {
-      // a closing connection fails its queued sends: that is no failure
+    if (e instanceof ResourceClosedException || e instanceof ConnectionException || connection.isDisposed()) {
+      connection.dispose();
+    } else {
       fail(e);
     }
   }

@@ -1,0 +1,100 @@
+package io.rdmareactive.rsocket;
+
+import io.rdmareactive.rdma.transport.RdmaClient;
+import io.rdmareactive.rdma.transport.RdmaOption;
+import io.rsocket.DuplexConnection;
+import io.rsocket.frame.FrameLengthCodec;
+import io.rsocket.transport.ClientTransport;
+import java.util.Objects;
+import reactor.core.publisher.Mono;
+
+/**
+ * An RSocket {@link ClientTransport} over an rdma-reactive {@link RdmaClient}, in the shape of
+ * rsocket-java's {@code TcpClientTransport}:
+ *
+ * <pre>{@code
+ * RSocket rsocket = RSocketConnector.create().connect(RdmaClientTransport.create("10.0.0.1", 7878)).block();
+ * }</pre>
+ *
+ * <p>Each RSocket frame travels as one RDMA message, without a length prefix: RDMA messages keep
+ * their boundaries, as WebSocket frames do for rsocket's WebSocket transport. A frame larger than a
+ * receive buffer ({@link RdmaOption#BUFFER_SIZE}) travels in the transport's own fragments, up to
+ * {@link RdmaOption#MAX_MESSAGE_SIZE} (which therefore caps the frame size, see
+ * {@link #maxFrameLength()}): RSocket's fragmentation ({@code fragment(mtu)}) is optional per
+ * connection and needs both peers to agree, the transport's is transparent and always there, so
+ * large payloads work whatever the RSocket peers chose. Received frames are handed to RSocket
+ * without a copy, as buffers over the registered receive memory that go back to the receive
+ * queue when RSocket releases them; a payload kept unreleased (with {@code PayloadDecoder.ZERO_COPY})
+ * keeps a receive buffer, and so a credit of the peer, until it is released.
+ *
+ * <p>Backpressure composes: RSocket's REQUEST_N bounds what each stream's peer sends, and the
+ * transport sends a frame only when the peer has posted a receive buffer for it (credits). Frames
+ * RSocket emits faster than the peer takes them wait per connection, at most
+ * {@link #maxPendingFrames(int)} of them (default {@value #DEFAULT_MAX_PENDING_FRAMES}); beyond
+ * that the connection closes with an error instead of queueing without bound.
+ */
+public final class RdmaClientTransport implements ClientTransport {
+  /** Frames that may wait for credits per connection, by default. */
+  public static final int DEFAULT_MAX_PENDING_FRAMES = 8192;
+
+  private final RdmaClient client;
+  private final int maxFrameLength;
+  private final int maxPendingFrames;
+
+  private RdmaClientTransport(RdmaClient client, int maxFrameLength, int maxPendingFrames) {
+    this.client = client;
+    this.maxFrameLength = maxFrameLength;
+    this.maxPendingFrames = maxPendingFrames;
+  }
+
+  /** A transport connecting to {@code host:port}, with the transport's default options. */
+  public static RdmaClientTransport create(String host, int port) {
+    Objects.requireNonNull(host, "host");
+    return create(RdmaClient.create().host(host).port(port));
+  }
+
+  /**
+   * A transport connecting with {@code client}, options and all. Frames may be as large as
+   * RSocket allows (16 MiB - 1), which the default {@link RdmaOption#MAX_MESSAGE_SIZE} covers.
+   */
+  public static RdmaClientTransport create(RdmaClient client) {
+    return new RdmaClientTransport(Objects.requireNonNull(client, "client"), FrameLengthCodec.FRAME_LENGTH_MASK,
+        DEFAULT_MAX_PENDING_FRAMES);
+  }
+
+  /**
+   * A transport connecting with {@code client}, frames up to {@code maxFrameLength} bytes:
+   * sets {@link RdmaOption#MAX_MESSAGE_SIZE} to it.
+   */
+  public static RdmaClientTransport create(RdmaClient client, int maxFrameLength) {
+    Objects.requireNonNull(client, "client");
+    int max = checkFrameLength(maxFrameLength);
+    return new RdmaClientTransport(client.option(RdmaOption.MAX_MESSAGE_SIZE, max), max, DEFAULT_MAX_PENDING_FRAMES);
+  }
+
+  /** This transport, with at most {@code frames} frames waiting for credits per connection. */
+  public RdmaClientTransport maxPendingFrames(int frames) {
+    if (frames < 1) {
+      throw new IllegalArgumentException("maxPendingFrames must be positive: " + frames);
+    }
+    return new RdmaClientTransport(client, maxFrameLength, frames);
+  }
+
+  @Override
+  public int maxFrameLength() {
+    return maxFrameLength;
+  }
+
+  @Override
+  public Mono<DuplexConnection> connect() {
+    return client.connect().map(c -> new RdmaDuplexConnection("client", c, maxPendingFrames));
+  }
+
+  static int checkFrameLength(int maxFrameLength) {
+    if (maxFrameLength < 64 || maxFrameLength > FrameLengthCodec.FRAME_LENGTH_MASK) {
+      throw new IllegalArgumentException("maxFrameLength must be within [64, "
+          + FrameLengthCodec.FRAME_LENGTH_MASK + "]: " + maxFrameLength);
+    }
+    return maxFrameLength;
+  }
+}

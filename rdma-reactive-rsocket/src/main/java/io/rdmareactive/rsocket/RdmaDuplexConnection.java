@@ -1,0 +1,142 @@
+package io.rdmareactive.rsocket;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.ByteBufAllocator;
+import io.rdmareactive.rdma.ConnectionException;
+import io.rdmareactive.rdma.ResourceClosedException;
+import io.rdmareactive.rdma.transport.RdmaConnection;
+import io.rdmareactive.rdma.transport.RdmaMessage;
+import io.rsocket.DuplexConnection;
+import io.rsocket.RSocketErrorException;
+import io.rsocket.frame.ErrorFrameCodec;
+import java.net.SocketAddress;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
+import reactor.core.publisher.Sinks;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * An RSocket {@link DuplexConnection} over an {@link RdmaConnection}: one frame per RDMA message,
+ * no length prefix (messages keep their boundaries, as WebSocket frames do). Frames received reach
+ * RSocket as {@link SegmentByteBuf}s over the receive buffers, without a copy, released once
+ * RSocket's {@code onNext} returned (it retains what it keeps); frames sent wait in
+ * a bounded {@link FrameSender} until the transport has credits for them.
+ */
+final class RdmaDuplexConnection implements DuplexConnection {
+  private static final Logger log = Loggers.getLogger(RdmaDuplexConnection.class);
+
+  private final String side;
+  private final RdmaConnection connection;
+  private final FrameSender sender;
+  private final int maxPendingFrames;
+  private final ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
+  private final Sinks.Empty<Void> onClose = Sinks.empty();
+  private volatile @Nullable Throwable failure;
+
+  RdmaDuplexConnection(String side, RdmaConnection connection, int maxPendingFrames) {
+    this.side = side;
+    this.connection = connection;
+    this.maxPendingFrames = maxPendingFrames;
+    this.sender = new FrameSender(maxPendingFrames);
+    connection.outbound().send(sender).subscribe(null, this::sendFailed, connection::dispose);
+    connection.onDispose().subscribe(null, e -> closed(), this::closed);
+  }
+
+  @Override
+  public void sendFrame(int streamId, ByteBuf frame) {
+    if (!sender.offer(frame)) {
+      fail(new IllegalStateException("RSocket over RDMA (" + side + "): " + maxPendingFrames
+          + " frames already wait for the peer's credits; closing the connection (raise"
+          + " maxPendingFrames, or let REQUEST_N bound what the peer asks for)"));
+    }
+  }
+
+  @Override
+  public void sendErrorAndClose(RSocketErrorException e) {
+    sender.offer(ErrorFrameCodec.encode(alloc, 0, e));
+    sender.complete(); // the send completes once the error frame went out; then the connection closes
+  }
+
+  @Override
+  public Flux<ByteBuf> receive() {
+    Flux<RdmaMessage> messages = connection.inbound().receive();
+    return Flux.from(s -> messages.subscribe(new ReleasingFrames(Operators.toCoreSubscriber(s), alloc)));
+  }
+
+  @Override
+  public ByteBufAllocator alloc() {
+    return alloc;
+  }
+
+  /** The address the client connected to, or the server listens on (the transport tells no other). */
+  @Override
+  public SocketAddress remoteAddress() {
+    return connection.address();
+  }
+
+  @Override
+  public Mono<Void> onClose() {
+    return onClose.asMono();
+  }
+
+  @Override
+  public void dispose() {
+    connection.dispose();
+  }
+
+  @Override
+  public boolean isDisposed() {
+    return connection.isDisposed();
+  }
+
+  /**
+   * The send stopped: when the connection is going away (closed here, or reset by the peer) it
+   * just closes, and {@link #onClose()} completes once it is freed, so that RSocket first sees
+   * the frames that arrived before (an ERROR frame that explains the close); any other error (a
+   * frame above MAX_MESSAGE_SIZE) closes the connection with that error.
+   */
+  private void sendFailed(Throwable e) {
+    if (e instanceof ResourceClosedException || e instanceof ConnectionException || connection.isDisposed()) {
+      connection.dispose();
+    } else {
+      fail(e);
+    }
+  }
+
+  /**
+   * Closes with {@code e}: frames are dropped from now on and {@link #onClose()} errors at once,
+   * so that RSocket cancels its streams even while a responder keeps the connection's event loop
+   * busy (RSocket runs responders on the thread that delivered the request); the connection then
+   * closes and frees its buffers.
+   */
+  private void fail(Throwable e) {
+    boolean first;
+    synchronized (this) {
+      first = failure == null;
+      if (first) {
+        failure = e;
+      }
+    }
+    if (first) {
+      log.debug("rdma-reactive-rsocket: closing " + this, e);
+      sender.cancel();
+      onClose.tryEmitError(e);
+    }
+    connection.dispose();
+  }
+
+  private void closed() {
+    sender.cancel(); // releases the frames that will not go out
+    if (failure == null) {
+      onClose.tryEmitEmpty();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "RdmaDuplexConnection{side=" + side + ", connection=" + connection + "}";
+  }
+}

@@ -1,0 +1,90 @@
+package io.rdmareactive.rsocket;
+
+import io.rdmareactive.rdma.transport.RdmaConnection;
+import io.rdmareactive.rdma.transport.RdmaOption;
+import io.rdmareactive.rdma.transport.RdmaServer;
+import io.rsocket.frame.FrameLengthCodec;
+import io.rsocket.transport.ServerTransport;
+import java.util.Objects;
+import reactor.core.publisher.Mono;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * An RSocket {@link ServerTransport} over an rdma-reactive {@link RdmaServer}, in the shape of
+ * rsocket-java's {@code TcpServerTransport}:
+ *
+ * <pre>{@code
+ * CloseableRdmaServer server = RSocketServer.create(SocketAcceptor.with(handler))
+ *     .bind(RdmaServerTransport.create("10.0.0.1", 7878)).block();
+ * }</pre>
+ *
+ * One RSocket frame per RDMA message, large frames in the transport's fragments, received frames
+ * without a copy, bounded waiting for credits: see {@link RdmaClientTransport}, which says why.
+ * The server's handler is replaced: each connection is RSocket's.
+ */
+public final class RdmaServerTransport implements ServerTransport<CloseableRdmaServer> {
+  private static final Logger log = Loggers.getLogger(RdmaServerTransport.class);
+
+  private final RdmaServer server;
+  private final int maxFrameLength;
+  private final int maxPendingFrames;
+
+  private RdmaServerTransport(RdmaServer server, int maxFrameLength, int maxPendingFrames) {
+    this.server = server;
+    this.maxFrameLength = maxFrameLength;
+    this.maxPendingFrames = maxPendingFrames;
+  }
+
+  /** A server on {@code host:port} ({@code 0}: any free port), the transport's default options. */
+  public static RdmaServerTransport create(String host, int port) {
+    Objects.requireNonNull(host, "host");
+    return create(RdmaServer.create().host(host).port(port));
+  }
+
+  /** A server bound as {@code server} says, options and all (its handler is not used). */
+  public static RdmaServerTransport create(RdmaServer server) {
+    return new RdmaServerTransport(Objects.requireNonNull(server, "server"), FrameLengthCodec.FRAME_LENGTH_MASK,
+        RdmaClientTransport.DEFAULT_MAX_PENDING_FRAMES);
+  }
+
+  /** As {@link #create(RdmaServer)}, frames up to {@code maxFrameLength}: sets {@link RdmaOption#MAX_MESSAGE_SIZE}. */
+  public static RdmaServerTransport create(RdmaServer server, int maxFrameLength) {
+    Objects.requireNonNull(server, "server");
+    int max = RdmaClientTransport.checkFrameLength(maxFrameLength);
+    return new RdmaServerTransport(server.option(RdmaOption.MAX_MESSAGE_SIZE, max), max,
+        RdmaClientTransport.DEFAULT_MAX_PENDING_FRAMES);
+  }
+
+  /** This transport, with at most {@code frames} frames waiting for credits per connection. */
+  public RdmaServerTransport maxPendingFrames(int frames) {
+    if (frames < 1) {
+      throw new IllegalArgumentException("maxPendingFrames must be positive: " + frames);
+    }
+    return new RdmaServerTransport(server, maxFrameLength, frames);
+  }
+
+  @Override
+  public int maxFrameLength() {
+    return maxFrameLength;
+  }
+
+  @Override
+  public Mono<CloseableRdmaServer> start(ConnectionAcceptor acceptor) {
+    Objects.requireNonNull(acceptor, "acceptor");
+    return server
+        .handle((in, out) -> Mono.never()) // the connection lives until RSocket or the peer closes it
+        .doOnConnection(c -> accept(acceptor, c))
+        .bind()
+        .map(CloseableRdmaServer::new);
+  }
+
+  private void accept(ConnectionAcceptor acceptor, RdmaConnection c) {
+    RdmaDuplexConnection duplex = new RdmaDuplexConnection("server", c, maxPendingFrames);
+    var d = acceptor.apply(duplex).then(Mono.<Void>never()).subscribe(null, e -> {
+      log.debug("rdma-reactive-rsocket: accepting " + c + " failed", e);
+      c.dispose();
+    });
+    c.onDispose().subscribe(null, null, d::dispose);
+  }
+}

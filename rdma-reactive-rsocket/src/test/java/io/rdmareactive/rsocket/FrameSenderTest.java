@@ -1,0 +1,125 @@
+package io.rdmareactive.rsocket;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.netty.buffer.ByteBuf;
+import io.netty.buffer.Unpooled;
+import java.nio.ByteBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.scheduler.Schedulers;
+import reactor.test.StepVerifier;
+
+class FrameSenderTest {
+  private static ByteBuf frame(int producer, int n) {
+    return Unpooled.directBuffer(8).writeInt(producer).writeInt(n);
+  }
+
+  @Test
+  void framesFromManyThreadsArriveOnceEachInPerThreadOrderAndAreReleased() throws Exception {
+    int producers = 4;
+    int perProducer = 20_000;
+    FrameSender sender = new FrameSender(producers * perProducer);
+    List<ByteBuf> offered = new ArrayList<>();
+    List<List<ByteBuf>> perThread = new ArrayList<>();
+    for (int p = 0; p < producers; p++) {
+      List<ByteBuf> frames = new ArrayList<>();
+      for (int i = 0; i < perProducer; i++) {
+        frames.add(frame(p, i));
+      }
+      perThread.add(frames);
+      offered.addAll(frames);
+    }
+    int[] next = new int[producers];
+    StepVerifier.Step<byte[]> step = StepVerifier.create(Flux.from(sender).publishOn(Schedulers.single(), 16))
+        .then(() -> {
+          ExecutorService pool = Executors.newFixedThreadPool(producers);
+          CountDownLatch start = new CountDownLatch(1);
+          for (int p = 0; p < producers; p++) {
+            List<ByteBuf> frames = perThread.get(p);
+            pool.execute(() -> {
+              try {
+                start.await();
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+              frames.forEach(f -> assertThat(sender.offer(f)).isTrue());
+            });
+          }
+          start.countDown();
+          pool.shutdown();
+          try {
+            assertThat(pool.awaitTermination(30, TimeUnit.SECONDS)).isTrue();
+          } catch (InterruptedException e) {
+            throw new AssertionError(e);
+          }
+          sender.complete();
+        });
+    step.thenConsumeWhile(bytes -> {
+          ByteBuffer b = ByteBuffer.wrap(bytes);
+          int p = b.getInt();
+          assertThat(b.getInt()).isEqualTo(next[p]++);
+          return true;
+        })
+        .expectComplete()
+        .verify(Duration.ofSeconds(60));
+    assertThat(next).containsOnly(perProducer);
+    assertThat(offered).allSatisfy(f -> assertThat(f.refCnt()).isZero());
+    assertThat(sender.pending()).isZero();
+  }
+
+  @Test
+  void refusesFramesBeyondItsCapacityAndReleasesThem() {
+    FrameSender sender = new FrameSender(4);
+    List<ByteBuf> frames = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      frames.add(frame(0, i));
+    }
+    for (int i = 0; i < 4; i++) {
+      assertThat(sender.offer(frames.get(i))).isTrue();
+    }
+    assertThat(sender.offer(frames.get(4))).isFalse();
+    assertThat(frames.get(4).refCnt()).isZero();
+    assertThat(sender.pending()).isEqualTo(4);
+    StepVerifier.create(sender, 2)
+        .expectNextCount(2)
+        .then(() -> assertThat(sender.offer(frame(0, 5))).isTrue())
+        .thenCancel()
+        .verify(Duration.ofSeconds(10));
+    assertThat(frames).allSatisfy(f -> assertThat(f.refCnt()).isZero());
+    assertThat(sender.pending()).isZero();
+  }
+
+  @Test
+  void framesOfferedAfterCancelOrCompletionAreReleased() {
+    FrameSender sender = new FrameSender(8);
+    sender.complete();
+    ByteBuf late = frame(0, 0);
+    assertThat(sender.offer(late)).isTrue();
+    assertThat(late.refCnt()).isZero();
+    StepVerifier.create(sender).expectComplete().verify(Duration.ofSeconds(10));
+
+    FrameSender cancelled = new FrameSender(8);
+    ByteBuf queued = frame(0, 1);
+    cancelled.offer(queued);
+    cancelled.cancel();
+    assertThat(queued.refCnt()).isZero();
+    ByteBuf after = frame(0, 2);
+    cancelled.offer(after);
+    assertThat(after.refCnt()).isZero();
+  }
+
+  @Test
+  void allowsOneSubscriber() {
+    FrameSender sender = new FrameSender(8);
+    StepVerifier.create(sender).thenCancel().verify();
+    StepVerifier.create(sender).expectError(IllegalStateException.class).verify(Duration.ofSeconds(10));
+  }
+}

@@ -37,7 +37,7 @@ import reactor.test.StepVerifier;
  * released and as many live verbs objects as it started with.
  */
 public abstract class AbstractRSocketTransportTest {
-  protected static final Duration WAIT = Duration.ofSeconds(10);
+  protected static final Duration WAIT = Duration.ofSeconds(60); // rxe under TCG is ~13x slower than the host
   /** Larger than a receive buffer (16 KiB by default): travels in the transport's fragments. */
   private static final int LARGE = 1 << 20;
 

@@ -78,7 +78,7 @@ final class MemConnectionEndpoint extends AbstractRdmaResource implements Endpoi
     } catch (RuntimeException e) {
       closeQuietly(q);
       closeQuietly(ch);
-      releaseShared(options, sharedChannel);
+      options.releaseChannel(sharedChannel);
       closeQuietly(p);
       closeQuietly(ctx);
       abandon();
@@ -222,18 +222,12 @@ final class MemConnectionEndpoint extends AbstractRdmaResource implements Endpoi
     }
     CompletionChannel shared = sharedChannel;
     sharedChannel = null; // given back once, even when a later step fails and close is retried
-    releaseShared(options, shared);
+    options.releaseChannel(shared);
     pd.close();
     context.close();
     Fabric.released("endpoint");
   }
 
-  private static void releaseShared(EndpointOptions options, @Nullable CompletionChannel shared) {
-    CompletionChannelSource source = options.channels();
-    if (shared != null && source != null) {
-      source.release(shared);
-    }
-  }
 
   @Override
   protected String closeFunction() {

@@ -1,5 +1,6 @@
 package io.rdmareactive.rdma.spi;
 
+import io.rdmareactive.rdma.verbs.CompletionChannel;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -36,6 +37,17 @@ public record EndpointOptions(int sendQueueDepth, int receiveQueueDepth, int max
   /** Options whose endpoint creates a completion channel of its own. */
   public EndpointOptions(int sendQueueDepth, int receiveQueueDepth, int maxInlineData, byte[] privateData) {
     this(sendQueueDepth, receiveQueueDepth, maxInlineData, privateData, null);
+  }
+
+  /**
+   * Gives {@code shared}, a channel the endpoint acquired from {@link #channels()}, back to that
+   * source; nothing when it is null (the endpoint made its own channel, or acquired none).
+   */
+  public void releaseChannel(@Nullable CompletionChannel shared) {
+    CompletionChannelSource source = channels;
+    if (shared != null && source != null) {
+      source.release(shared);
+    }
   }
 
   /** These options with the endpoint's CQ on a channel from {@code channels}. */

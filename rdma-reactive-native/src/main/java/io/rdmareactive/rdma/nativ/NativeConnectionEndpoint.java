@@ -125,19 +125,13 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
       NativeConnectionProvider.closeQuietly(created);
       NativeConnectionProvider.closeQuietly(q);
       NativeConnectionProvider.closeQuietly(ch);
-      releaseShared(options, shared);
+      options.releaseChannel(shared);
       NativeConnectionProvider.closeQuietly(p);
       NativeConnectionProvider.closeQuietly(ctx);
       throw e;
     }
   }
 
-  private static void releaseShared(EndpointOptions options, @Nullable CompletionChannel shared) {
-    CompletionChannelSource source = options.channels();
-    if (shared != null && source != null) {
-      source.release(shared);
-    }
-  }
 
   /** rdma_create_qp on {@code pd} with {@code cq} for both queues: RC, selective signaling, in INIT. */
   private static NativeQueuePair createQueuePair(CmEndpoint cm, NativeProtectionDomain pd, NativeCompletionQueue cq,
@@ -401,7 +395,7 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
     }
     CompletionChannel shared = sharedChannel;
     sharedChannel = null; // given back once, even when a later step fails and close is retried
-    releaseShared(options, shared);
+    options.releaseChannel(shared);
     pd.close();
     cm.close();
     context.close();

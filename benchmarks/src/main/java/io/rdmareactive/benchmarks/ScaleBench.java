@@ -15,8 +15,8 @@ import reactor.core.publisher.Flux;
 
 /**
  * Many connections on a few loops, both ends in this JVM: connect time, echo, close time, the
- * thread count at its peak, and the memory each idle connection pins (the kernel's VmPin and
- * VmLck where the native provider registers memory, the buffers' size otherwise).
+ * thread count at its peak, and the memory each idle connection pins (its registered bytes, and the
+ * kernel's VmPin and VmLck where the native provider registers memory).
  *
  * <pre>ScaleBench [provider] [host] [connections] [loops] [bufferSize] [bufferCount]</pre>
  * Defaults: in-memory 127.0.0.1 1000 4 and the transport's default buffers. Run it with
@@ -47,6 +47,7 @@ public final class ScaleBench {
         .block(Duration.ofMinutes(30));
     long t1 = System.nanoTime();
     long pinned = pinnedKiB() - pinnedBefore;
+    long idleRegistered = conns.stream().mapToLong(c -> c.statistics().registeredBytes()).sum();
     Flux.fromIterable(conns).index().flatMap(t -> t.getT2().outbound().sendString(Flux.just("ping-" + t.getT1()))
         .then().and(t.getT2().inbound().receiveString().next().filter(s -> s.equals("ping-" + t.getT1()))
             .switchIfEmpty(reactor.core.publisher.Mono.error(new IllegalStateException("bad echo")))), 64)
@@ -64,8 +65,9 @@ public final class ScaleBench {
     System.out.printf("scale: threads %d before, %d at peak (+%d), %d loops%n", threadsBefore, threadsPeak,
         threadsPeak - threadsBefore, loopCount);
     long perConnBytes = ((long) bufferCount + 2) * bufferSize + (long) bufferCount * bufferSize;
-    System.out.printf("scale: registered buffers per connection end %d KiB (by options); kernel-pinned "
-        + "per connection end %s%n", perConnBytes / 1024, pinned < 0 ? "n/a" : (pinned / (2.0 * n)) + " KiB");
+    System.out.printf("scale: registered per idle connection end %.1f KiB (client ends, measured; at most %d KiB "
+        + "by options when busy); kernel-pinned per connection end when idle %s%n", idleRegistered / 1024.0 / n,
+        perConnBytes / 1024, pinned < 0 ? "n/a" : (pinned / (2.0 * n)) + " KiB");
   }
 
   private static double sec(long nanos) {

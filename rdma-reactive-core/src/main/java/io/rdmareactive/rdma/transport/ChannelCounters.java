@@ -28,10 +28,10 @@ final class ChannelCounters {
     messageEnds = new long[sendBuffers];
   }
 
-  RdmaStatistics snapshot(long credits) {
+  RdmaStatistics snapshot(long credits, long registeredBytes) {
     return new RdmaStatistics(messagesSent, messagesReceived, bytesSent, bytesReceived, creditUpdatesSent,
         creditUpdatesReceived, credits, maxSendsInFlight, receiverNotReady, creditViolations, creditStalls,
-        completionErrors);
+        completionErrors, registeredBytes);
   }
 
   void bytesReceived(int n) {

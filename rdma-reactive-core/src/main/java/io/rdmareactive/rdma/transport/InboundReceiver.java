@@ -150,7 +150,7 @@ final class InboundReceiver {
     int length = byteLength;
     counters.bytesReceived(length);
     if (reassembler.isFragment(imm)) {
-      if (!reassembler.append(buffers.receiveMemory, buffers.offset(index), length)) {
+      if (!reassembler.append(buffers.receiveMemory(index), buffers.offset(index), length)) {
         channel.protocolError("it sent a message above the maximum of " + config.maxMessageSize() + " bytes");
       }
       buffers.freeReceive(index);
@@ -237,7 +237,7 @@ final class InboundReceiver {
 
   void postReceive() {
     int index = buffers.takeReceive();
-    qp.postReceive(receiveRequest.set(RdmaChannel.RECV | index, buffers.receiveRegion, buffers.offset(index),
+    qp.postReceive(receiveRequest.set(RdmaChannel.RECV | index, buffers.receiveRegion(index), buffers.offset(index),
         bufferSize));
     posted++;
   }

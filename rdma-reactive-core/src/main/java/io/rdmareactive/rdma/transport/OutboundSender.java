@@ -199,14 +199,15 @@ final class OutboundSender {
       long from = fragmenter.offset();
       int index = buffers.takeSend();
       long offset = buffers.offset(index);
+      MemorySegment to = buffers.sendMemory(index);
       switch (m) {
-        case byte[] b -> MemorySegment.copy(b, (int) from, buffers.sendMemory, ValueLayout.JAVA_BYTE, offset, length);
-        case ReceivedView v -> MemorySegment.copy(buffers.receiveMemory, buffers.offset(v.index) + from,
-            buffers.sendMemory, offset, length);
-        default -> MemorySegment.copy((MemorySegment) m, from, buffers.sendMemory, offset, length);
+        case byte[] b -> MemorySegment.copy(b, (int) from, to, ValueLayout.JAVA_BYTE, offset, length);
+        case ReceivedView v -> MemorySegment.copy(buffers.receiveMemory(v.index), buffers.offset(v.index) + from,
+            to, offset, length);
+        default -> MemorySegment.copy((MemorySegment) m, from, to, offset, length);
       }
       sendRequest.reset(RdmaChannel.DATA | index, raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM)
-          .gather(buffers.sendRegion, offset, length);
+          .gather(buffers.sendRegion(index), offset, length);
       int inline = config.inlineThreshold();
       sendRequest.flags(SendRequest.SIGNALED | (inline > 0 && length <= inline ? SendRequest.INLINE : 0));
       if (!raw) {

@@ -166,7 +166,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound {
 
   @Override
   public RdmaStatistics statistics() {
-    return counters.snapshot(window.credits());
+    return counters.snapshot(window.credits(), buffers.registeredBytes());
   }
 
   @Override

@@ -17,7 +17,11 @@ package io.rdmareactive.rdma.transport;
  *     with a ProtocolViolationException) or, 0 unless this library has a bug, our own
  * @param creditStalls times the sender had data but no credit and had to wait for the receiver
  * @param completionErrors work completions with an error status, other than the flushes of a disconnect
+ * @param registeredBytes memory registered (pinned) for this connection's buffers now: it grows in
+ *     chunks with use, up to about {@code 2 × BUFFER_COUNT × BUFFER_SIZE}, and an idle connection holds one
+ *     receive chunk
  */
 public record RdmaStatistics(long messagesSent, long messagesReceived, long bytesSent, long bytesReceived,
     long creditUpdatesSent, long creditUpdatesReceived, long credits, int maxSendsInFlight,
-    long receiverNotReady, long creditViolations, long creditStalls, long completionErrors) {}
+    long receiverNotReady, long creditViolations, long creditStalls, long completionErrors,
+    long registeredBytes) {}

@@ -43,7 +43,7 @@ final class ReceivedView implements RdmaMessage {
     if (isReleased()) {
       throw new IllegalStateException("message already released");
     }
-    return buffers.receiveMemory.asSlice(buffers.offset(index), length).asReadOnly();
+    return buffers.receiveMemory(index).asSlice(buffers.offset(index), length).asReadOnly();
   }
 
   boolean isReleased() {

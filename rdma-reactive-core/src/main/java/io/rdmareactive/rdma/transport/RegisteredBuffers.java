@@ -11,91 +11,108 @@ import reactor.util.Logger;
 import reactor.util.Loggers;
 
 /**
- * A connection's registered memory: one region of fixed-size receive buffers, one of send buffers,
- * and their free lists. The free lists belong to the channel's drain; {@link #markReleased} is the
- * one method any thread may call (a message's release), and it allocates nothing and never blocks.
+ * A connection's registered memory: fixed-size receive and send buffers with their free lists.
+ *
+ * <p>The buffers are allocated and registered lazily, a chunk of about {@link #CHUNK_BYTES} at a
+ * time, when the free list runs dry and the configured count allows more. An idle framed
+ * connection posts only the credit reserve, so it pins one receive chunk and no send memory
+ * instead of {@code 2 × BUFFER_COUNT × BUFFER_SIZE}; a busy one grows to its configured count and
+ * keeps it (registration is the expensive part, and a connection that was busy once tends to be
+ * again). Each chunk is its own memory region: a buffer's index names its chunk and its place.
+ *
+ * <p>The free lists belong to the channel's drain; {@link #markReleased} is the one method any
+ * thread may call (a message's release), and it allocates nothing and never blocks.
  */
 final class RegisteredBuffers {
   private static final Logger log = Loggers.getLogger(RegisteredBuffers.class);
+  /** About how much memory one registration pins: large enough that a busy connection needs few regions. */
+  static final int CHUNK_BYTES = 64 * 1024;
+  /** Fewest buffers per chunk: the credit reserve plus one, so an idle connection needs one chunk. */
+  static final int MIN_CHUNK_BUFFERS = RdmaChannel.RESERVE + 2;
 
   final int bufferSize;
-  final MemorySegment receiveMemory;
-  final MemorySegment sendMemory;
-  final MemoryRegion receiveRegion;
-  final MemoryRegion sendRegion;
+  private final ProtectionDomain pd;
   private final Arena arena;
-  private final int[] freeReceives;
-  private int freeReceiveCount;
-  private final int[] freeSends;
-  private int freeSendCount;
+  private final Pool receives;
+  private final Pool sends;
   /** Released receive buffers, a bit per index, until the drain takes them back. */
   private final AtomicLongArray releasedBits;
+  private volatile long registeredBytes;
 
-  /** Allocates and registers the buffers on {@code pd}; on failure frees what it made before throwing. */
+  /** Sets up the pools and registers the first receive chunk; on failure frees what it made before throwing. */
   static RegisteredBuffers register(ProtectionDomain pd, int receiveCount, int sendCount, int bufferSize) {
-    Arena a = Arena.ofShared();
-    MemoryRegion rr = null;
-    MemoryRegion sr = null;
+    RegisteredBuffers b = new RegisteredBuffers(pd, receiveCount, sendCount, bufferSize);
     try {
-      MemorySegment receiveMemory = a.allocate((long) receiveCount * bufferSize, 4096);
-      MemorySegment sendMemory = a.allocate((long) sendCount * bufferSize, 4096);
-      rr = pd.registerMemory(receiveMemory, Access.local());
-      sr = pd.registerMemory(sendMemory, Access.local());
-      return new RegisteredBuffers(a, receiveMemory, sendMemory, rr, sr, receiveCount, sendCount, bufferSize);
+      b.receives.grow(); // the reserve is posted before the connection is established
+      return b;
     } catch (RuntimeException e) {
-      closeQuietly(rr);
-      closeQuietly(sr);
-      a.close();
+      b.deregister();
+      b.free();
       throw e;
     }
   }
 
-  private RegisteredBuffers(Arena arena, MemorySegment receiveMemory, MemorySegment sendMemory,
-      MemoryRegion receiveRegion, MemoryRegion sendRegion, int receiveCount, int sendCount, int bufferSize) {
-    this.arena = arena;
-    this.receiveMemory = receiveMemory;
-    this.sendMemory = sendMemory;
-    this.receiveRegion = receiveRegion;
-    this.sendRegion = sendRegion;
+  private RegisteredBuffers(ProtectionDomain pd, int receiveCount, int sendCount, int bufferSize) {
+    this.pd = pd;
     this.bufferSize = bufferSize;
-    freeReceives = new int[receiveCount];
-    for (int i = receiveCount - 1; i >= 0; i--) {
-      freeReceives[freeReceiveCount++] = i;
-    }
-    freeSends = new int[sendCount];
-    for (int i = sendCount - 1; i >= 0; i--) {
-      freeSends[freeSendCount++] = i;
-    }
+    this.arena = Arena.ofShared();
+    int perChunk = Math.max(MIN_CHUNK_BUFFERS, CHUNK_BYTES / bufferSize);
+    receives = new Pool(receiveCount, perChunk);
+    sends = new Pool(sendCount, perChunk);
     releasedBits = new AtomicLongArray((receiveCount + 63) >>> 6);
   }
 
-  /** Where buffer {@code index} starts in its region. */
-  long offset(int index) {
-    return (long) index * bufferSize;
+  /** Bytes of memory registered (pinned) for this connection now. */
+  long registeredBytes() {
+    return registeredBytes;
   }
 
+  /** Receive buffers that can be taken: free ones plus those not registered yet. */
   int freeReceives() {
-    return freeReceiveCount;
+    return receives.available();
   }
 
+  /** Takes a free receive buffer, registering a new chunk first when none is free. */
   int takeReceive() {
-    return freeReceives[--freeReceiveCount];
+    return receives.take();
   }
 
   void freeReceive(int index) {
-    freeReceives[freeReceiveCount++] = index;
+    receives.give(index);
   }
 
   int freeSends() {
-    return freeSendCount;
+    return sends.available();
   }
 
   int takeSend() {
-    return freeSends[--freeSendCount];
+    return sends.take();
   }
 
   void freeSend(int index) {
-    freeSends[freeSendCount++] = index;
+    sends.give(index);
+  }
+
+  MemoryRegion receiveRegion(int index) {
+    return receives.region(index);
+  }
+
+  MemoryRegion sendRegion(int index) {
+    return sends.region(index);
+  }
+
+  /** The memory of the chunk holding receive buffer {@code index}; see {@link #offset}. */
+  MemorySegment receiveMemory(int index) {
+    return receives.memory(index);
+  }
+
+  MemorySegment sendMemory(int index) {
+    return sends.memory(index);
+  }
+
+  /** Where buffer {@code index} starts in its chunk's memory and region. */
+  long offset(int index) {
+    return (long) (index % receives.perChunk) * bufferSize;
   }
 
   /** Any thread: the application is done with receive buffer {@code index}; the drain takes it back. */
@@ -122,7 +139,7 @@ final class RegisteredBuffers {
         int index = (w << 6) + Long.numberOfTrailingZeros(bits);
         bits &= bits - 1;
         n++;
-        freeReceives[freeReceiveCount++] = index;
+        receives.give(index);
       }
     }
     return n;
@@ -135,10 +152,10 @@ final class RegisteredBuffers {
     }
   }
 
-  /** Deregisters both regions; the memory stays readable until {@link #free}. */
+  /** Deregisters every chunk; the memory stays readable until {@link #free}. */
   void deregister() {
-    closeQuietly(receiveRegion);
-    closeQuietly(sendRegion);
+    receives.deregister();
+    sends.deregister();
   }
 
   /** Frees the memory itself. */
@@ -146,12 +163,76 @@ final class RegisteredBuffers {
     arena.close();
   }
 
-  private static void closeQuietly(@Nullable AutoCloseable c) {
-    if (c != null) {
-      try {
-        c.close();
-      } catch (Exception e) {
-        log.debug("rdma-reactive: closing " + c + " failed", e);
+  /** One direction's buffers: a free list over chunks registered on demand. */
+  private final class Pool {
+    final int perChunk;
+    private final int count;
+    private final int[] free;
+    private int freeCount;
+    private final @Nullable MemoryRegion[] regions;
+    private final MemorySegment[] memory;
+    private int registered;
+
+    Pool(int count, int perChunk) {
+      this.count = count;
+      this.perChunk = perChunk;
+      int chunks = (count + perChunk - 1) / perChunk;
+      free = new int[count];
+      regions = new MemoryRegion[chunks];
+      memory = new MemorySegment[chunks];
+    }
+
+    int available() {
+      return freeCount + count - registered;
+    }
+
+    int take() {
+      if (freeCount == 0) {
+        grow();
+      }
+      return free[--freeCount];
+    }
+
+    void give(int index) {
+      free[freeCount++] = index;
+    }
+
+    MemoryRegion region(int index) {
+      return regions[index / perChunk];
+    }
+
+    MemorySegment memory(int index) {
+      return memory[index / perChunk];
+    }
+
+    /** Registers the next chunk; its buffers go on the free list, lowest index on top. */
+    void grow() {
+      if (registered == count) {
+        throw new IllegalStateException("all " + count + " buffers are in use");
+      }
+      int chunk = registered / perChunk;
+      int n = Math.min(perChunk, count - registered);
+      MemorySegment m = arena.allocate((long) n * bufferSize, 4096);
+      regions[chunk] = pd.registerMemory(m, Access.local());
+      memory[chunk] = m;
+      for (int i = registered + n - 1; i >= registered; i--) {
+        free[freeCount++] = i;
+      }
+      registered += n;
+      registeredBytes += (long) n * bufferSize;
+    }
+
+    void deregister() {
+      for (int i = 0; i < regions.length; i++) {
+        MemoryRegion r = regions[i];
+        regions[i] = null;
+        if (r != null) {
+          try {
+            r.close();
+          } catch (RuntimeException e) {
+            log.debug("rdma-reactive: deregistering " + r + " failed", e);
+          }
+        }
       }
     }
   }

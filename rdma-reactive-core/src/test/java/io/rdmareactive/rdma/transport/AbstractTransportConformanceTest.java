@@ -144,6 +144,34 @@ public abstract class AbstractTransportConformanceTest {
   }
 
   @Test
+  void anIdleConnectionPinsOneReceiveChunkAndABusyOneGrowsToItsBufferCount() {
+    int bufferSize = 16 * 1024;
+    int count = 64;
+    long oneChunk = (long) Math.max(RegisteredBuffers.MIN_CHUNK_BUFFERS, RegisteredBuffers.CHUNK_BYTES / bufferSize)
+        * bufferSize;
+    Sinks.One<RdmaConnection> serverSide = Sinks.one();
+    DisposableRdmaServer server = bind(server().option(RdmaOption.BUFFER_SIZE, bufferSize)
+        .option(RdmaOption.BUFFER_COUNT, count)
+        .doOnConnection(serverSide::tryEmitValue)
+        .handle((in, out) -> out.send(in.receive())));
+    RdmaConnection c = connect(client(server).option(RdmaOption.BUFFER_SIZE, bufferSize)
+        .option(RdmaOption.BUFFER_COUNT, count));
+    RdmaConnection s = serverSide.asMono().block(WAIT);
+    assertThat(c.statistics().registeredBytes()).as("an idle client").isEqualTo(oneChunk);
+    assertThat(s.statistics().registeredBytes()).as("an idle server connection").isEqualTo(oneChunk);
+
+    // A burst of messages of a full buffer each, all in flight at once, needs more of both pools.
+    int n = 500;
+    StepVerifier.create(Mono.zip(c.outbound().send(Flux.range(0, n).map(i -> random(bufferSize, i))).thenReturn(true),
+            c.inbound().receiveBytes().take(n).count()).map(t -> t.getT2()))
+        .expectNext((long) n)
+        .expectComplete()
+        .verify(Duration.ofSeconds(60));
+    long busy = c.statistics().registeredBytes();
+    assertThat(busy).as("a busy client").isGreaterThan(oneChunk).isLessThanOrEqualTo((2L * count + RdmaChannel.RESERVE) * bufferSize);
+  }
+
+  @Test
   void sequencesArriveCompleteAndInOrderBothWays() {
     int n = sequenceLength();
     Sinks.One<Long> serverSaw = Sinks.one();

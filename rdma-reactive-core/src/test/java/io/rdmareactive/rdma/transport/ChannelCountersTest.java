@@ -12,13 +12,13 @@ class ChannelCountersTest {
     c.messagePosted(3); // sends 1..3: one message in three fragments
     c.messagePosted(4);
     c.dataCompleted(2);
-    assertThat(c.snapshot(0).messagesSent()).isZero();
+    assertThat(c.snapshot(0, 0).messagesSent()).isZero();
     c.dataCompleted(3);
-    assertThat(c.snapshot(0).messagesSent()).isEqualTo(1);
+    assertThat(c.snapshot(0, 0).messagesSent()).isEqualTo(1);
     c.dataCompleted(4);
-    assertThat(c.snapshot(0).messagesSent()).isEqualTo(2);
+    assertThat(c.snapshot(0, 0).messagesSent()).isEqualTo(2);
     c.dataCompleted(5);
-    assertThat(c.snapshot(0).messagesSent()).isEqualTo(2);
+    assertThat(c.snapshot(0, 0).messagesSent()).isEqualTo(2);
   }
 
   @Test
@@ -28,7 +28,7 @@ class ChannelCountersTest {
       c.messagePosted(seq);
       c.dataCompleted(seq);
     }
-    assertThat(c.snapshot(0).messagesSent()).isEqualTo(7);
+    assertThat(c.snapshot(0, 0).messagesSent()).isEqualTo(7);
   }
 
   @Test
@@ -48,6 +48,6 @@ class ChannelCountersTest {
     c.creditStall();
     c.completionError();
     c.completionError();
-    assertThat(c.snapshot(9)).isEqualTo(new RdmaStatistics(0, 1, 7, 15, 1, 2, 9, 3, 1, 1, 1, 2));
+    assertThat(c.snapshot(9, 4096)).isEqualTo(new RdmaStatistics(0, 1, 7, 15, 1, 2, 9, 3, 1, 1, 1, 2, 4096));
   }
 }

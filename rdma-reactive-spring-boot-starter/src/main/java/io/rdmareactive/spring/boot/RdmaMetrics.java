@@ -123,6 +123,9 @@ public class RdmaMetrics implements MeterBinder, RdmaConnectionObserver {
     void register(MeterRegistry r) {
       Gauge.builder("rdma.connections.active", this, Endpoint::active).tag("endpoint", name)
           .description("Open RDMA connections").register(r);
+      Gauge.builder("rdma.memory.registered", this, e -> e.total(0, RdmaStatistics::registeredBytes))
+          .tag("endpoint", name).baseUnit("bytes")
+          .description("Memory registered (pinned) for the open connections' buffers").register(r);
       FunctionCounter.builder("rdma.connections", this, Endpoint::opened).tag("endpoint", name)
           .description("RDMA connections established").register(r);
       counter(r, "rdma.messages", "out", "Messages sent", e -> e.total(e.messagesSent, RdmaStatistics::messagesSent));

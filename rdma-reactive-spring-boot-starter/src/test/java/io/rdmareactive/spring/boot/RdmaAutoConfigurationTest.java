@@ -240,6 +240,8 @@ class RdmaAutoConfigurationTest {
                       .thenMany(c.inbound().receiveString().take(1));
                 })).expectNext("hello").expectComplete().verify(WAIT);
                 assertThat(clients.openConnections()).isEqualTo(1);
+                assertThat(registry.get("rdma.memory.registered").tag("endpoint", "server").gauge().value())
+                    .as("the server's connection pins its buffers").isPositive();
               });
           // Closing the client context closed its connection.
           StepVerifier.create(client[0].onDispose()).expectComplete().verify(WAIT);
@@ -252,6 +254,14 @@ class RdmaAutoConfigurationTest {
           assertThat(registry.get("rdma.completion.errors").tag("endpoint", "server").functionCounter().count())
               .isZero();
           assertThat(registry.find("rdma.credit.stalls").tag("endpoint", "server").functionCounter()).isNotNull();
+          // The server sees the disconnect a little after the client: wait for it, within WAIT.
+          long deadline = System.nanoTime() + WAIT.toNanos();
+          while (registry.get("rdma.memory.registered").tag("endpoint", "server").gauge().value() > 0
+              && System.nanoTime() < deadline) {
+            Thread.sleep(10);
+          }
+          assertThat(registry.get("rdma.memory.registered").tag("endpoint", "server").gauge().value())
+              .as("closed connections pin nothing").isZero();
         });
     // The context closed: the server no longer listens.
     StepVerifier.create(RdmaClient.create().host("127.0.0.1").port(port[0])

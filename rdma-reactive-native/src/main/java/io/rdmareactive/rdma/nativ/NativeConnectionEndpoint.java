@@ -251,9 +251,9 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
       try {
         // Non-blocking: the id is on the loop's channel, the outcome arrives as a CM event.
         if (activeSide) {
-          cm.connect(options.privateData());
+          cm.connect(options.privateData(), options.retryCount(), options.rnrRetry());
         } else {
-          cm.accept(options.privateData());
+          cm.accept(options.privateData(), options.retryCount(), options.rnrRetry());
         }
       } catch (RuntimeException e) {
         failEstablish(e instanceof ConnectionException c ? c : activeSide

@@ -120,7 +120,11 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound {
         receiver.postReceive();
       }
       endpoint.completionQueue().completions(config.completionOptions()).subscribe(intake);
-      endpoint.onDisconnect().subscribe(null, null, () -> {
+      endpoint.onDisconnect().subscribe(null, e -> {
+        fail(e); // a fault, named by the provider: the connection fails with it
+        peerDisconnected = true;
+        drain();
+      }, () -> {
         peerDisconnected = true;
         drain();
       });

@@ -7,10 +7,18 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.PriorityQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
+import reactor.core.Exceptions;
 import reactor.core.scheduler.NonBlocking;
+import reactor.core.scheduler.Scheduler;
+import reactor.core.scheduler.Schedulers;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * The event loop of one completion channel: a daemon thread that lives while the channel has
@@ -18,6 +26,10 @@ import reactor.core.scheduler.NonBlocking;
  * {@link CompletionChannel#wakeup()}; everything else (the stream table, arming state) is owned
  * by the thread. It waits on the channel with a bounded timeout, so that it notices shutdown even
  * on a provider that cannot wake it.
+ *
+ * <p>A transport loop also runs its connections' timers ({@link #schedule(CompletionChannel,
+ * Runnable, long)}): one-shot, cancellable, run on this thread, which stays alive while any is
+ * pending. Timers of channels that are not a transport loop's run on one named fallback thread.
  */
 final class CompletionEventLoop extends Thread implements NonBlocking {
   static final Duration WAIT = Duration.ofMillis(100);
@@ -29,6 +41,12 @@ final class CompletionEventLoop extends Thread implements NonBlocking {
   private final ConcurrentLinkedQueue<CompletionSubscription> removed = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<CompletionSubscription> ready = new ConcurrentLinkedQueue<>();
   private final Map<CompletionQueue, CompletionSubscription> streams = new IdentityHashMap<>();
+  private final ConcurrentLinkedQueue<Timer> timersAdded = new ConcurrentLinkedQueue<>();
+  private final PriorityQueue<Timer> timers = new PriorityQueue<>(); // loop thread only
+  /** Timers scheduled and neither run nor cancelled: the loop stays while there are any. */
+  private final AtomicInteger liveTimers = new AtomicInteger();
+  private static final Logger log = Loggers.getLogger(CompletionEventLoop.class);
+  private static volatile @Nullable Scheduler fallback;
 
   /** Names and poll budgets of channels that belong to a transport loop, by channel identity. */
   private static final Map<CompletionChannel, Settings> SETTINGS = new IdentityHashMap<>();
@@ -81,6 +99,47 @@ final class CompletionEventLoop extends Thread implements NonBlocking {
     return loop;
   }
 
+  /**
+   * Runs {@code task} once after {@code delayNanos} on the thread of {@code channel}'s transport
+   * loop (started when it has none); null when {@code channel} is not a transport loop's.
+   */
+  static @Nullable Disposable schedule(CompletionChannel channel, Runnable task, long delayNanos) {
+    CompletionEventLoop loop;
+    Timer t;
+    synchronized (LOOPS) {
+      Settings settings = SETTINGS.get(channel);
+      if (settings == null) {
+        return null;
+      }
+      loop = LOOPS.get(channel);
+      if (loop == null) {
+        loop = new CompletionEventLoop(channel, settings);
+        LOOPS.put(channel, loop);
+        loop.start();
+      }
+      t = new Timer(loop, task, System.nanoTime() + Math.max(0, delayNanos));
+      loop.liveTimers.incrementAndGet();
+      loop.timersAdded.add(t);
+    }
+    channel.wakeup();
+    return t;
+  }
+
+  /** Where timers of channels without a transport loop run: one named daemon thread. */
+  static Scheduler fallbackTimer() {
+    Scheduler f = fallback;
+    if (f == null) {
+      synchronized (LOOPS) {
+        f = fallback;
+        if (f == null) {
+          f = Schedulers.newSingle("rdma-timer", true);
+          fallback = f;
+        }
+      }
+    }
+    return f;
+  }
+
   void schedule(CompletionSubscription s) {
     ready.add(s);
     channel.wakeup();
@@ -108,25 +167,39 @@ final class CompletionEventLoop extends Thread implements NonBlocking {
         while ((s = removed.poll()) != null) {
           streams.remove(s.cq, s);
         }
+        Timer t;
+        while ((t = timersAdded.poll()) != null) {
+          timers.add(t);
+        }
+        runDueTimers();
         if (streams.isEmpty()) {
           synchronized (LOOPS) {
-            if (added.isEmpty()) {
+            if (added.isEmpty() && timersAdded.isEmpty() && liveTimers.get() == 0) {
               LOOPS.remove(channel, this);
+              timers.clear(); // cancelled ones only
               return;
             }
           }
+          if (!added.isEmpty() || !timersAdded.isEmpty()) {
+            continue;
+          }
+          // Only timers pending: sleep until the next one is due (or a stream or timer is added).
+        } else {
+          while ((s = ready.poll()) != null) {
+            s.drain();
+          }
+          if (!added.isEmpty() || !removed.isEmpty() || !timersAdded.isEmpty()) {
+            continue;
+          }
+          if (pollBudgetNanos != 0 && spin()) {
+            continue;
+          }
+        }
+        long wait = nanosToNextTimer();
+        if (wait == 0) {
           continue;
         }
-        while ((s = ready.poll()) != null) {
-          s.drain();
-        }
-        if (!added.isEmpty() || !removed.isEmpty()) {
-          continue;
-        }
-        if (pollBudgetNanos != 0 && spin()) {
-          continue;
-        }
-        if (awaitEvent()) {
+        if (awaitEvent(wait)) {
           CompletionQueue cq;
           while ((cq = channel.nextEvent()) != null) {
             CompletionSubscription owner = streams.get(cq);
@@ -157,6 +230,44 @@ final class CompletionEventLoop extends Thread implements NonBlocking {
       while ((s = added.poll()) != null) {
         s.terminate(t);
       }
+      handOverTimers();
+    }
+  }
+
+  /** Runs the timers that are due; a task that throws is logged, and the loop goes on. */
+  private void runDueTimers() {
+    Timer t;
+    while ((t = timers.peek()) != null && t.deadline - System.nanoTime() <= 0) {
+      timers.poll();
+      if (t.claim()) {
+        try {
+          t.task.run();
+        } catch (Throwable e) {
+          Exceptions.throwIfJvmFatal(e);
+          log.error("rdma-reactive: a timer on " + getName() + " failed", e);
+        }
+      }
+    }
+  }
+
+  /** Nanoseconds until the next pending timer, at most {@link #WAIT}; 0 when one is due. */
+  private long nanosToNextTimer() {
+    Timer t = timers.peek();
+    long wait = WAIT.toNanos();
+    return t == null ? wait : Math.max(0, Math.min(wait, t.deadline - System.nanoTime()));
+  }
+
+  /** This loop ends with timers pending: they must still run, so the fallback thread takes them. */
+  private void handOverTimers() {
+    Timer t;
+    while ((t = timersAdded.poll()) != null) {
+      timers.add(t);
+    }
+    while ((t = timers.poll()) != null) {
+      if (t.claim()) {
+        Runnable task = t.task;
+        fallbackTimer().schedule(task, Math.max(0, t.deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+      }
     }
   }
 
@@ -176,7 +287,7 @@ final class CompletionEventLoop extends Thread implements NonBlocking {
           return true;
         }
       }
-      if (!ready.isEmpty() || !added.isEmpty() || !removed.isEmpty()) {
+      if (!ready.isEmpty() || !added.isEmpty() || !removed.isEmpty() || !timersAdded.isEmpty() || timerDue()) {
         return true;
       }
       idle();
@@ -193,8 +304,53 @@ final class CompletionEventLoop extends Thread implements NonBlocking {
     }
   }
 
+  private boolean timerDue() {
+    Timer t = timers.peek();
+    return t != null && t.deadline - System.nanoTime() <= 0;
+  }
+
   /** The one place this non-blocking thread may block: waiting for the channel (BlockHound allows it). */
-  private boolean awaitEvent() {
-    return channel.awaitEvent(WAIT);
+  private boolean awaitEvent(long nanos) {
+    return channel.awaitEvent(nanos == WAIT.toNanos() ? WAIT : Duration.ofNanos(nanos));
+  }
+
+  /** A one-shot timer; pending until it runs or is cancelled, whichever claims it first. */
+  private static final class Timer implements Disposable, Comparable<Timer> {
+    private static final int PENDING = 0;
+    private static final int DONE = 1;
+    private final CompletionEventLoop loop;
+    final Runnable task;
+    final long deadline;
+    private final AtomicInteger state = new AtomicInteger(PENDING);
+
+    Timer(CompletionEventLoop loop, Runnable task, long deadline) {
+      this.loop = loop;
+      this.task = task;
+      this.deadline = deadline;
+    }
+
+    /** Whether this caller took it from pending (to run it or to cancel it). */
+    boolean claim() {
+      if (state.compareAndSet(PENDING, DONE)) {
+        loop.liveTimers.decrementAndGet();
+        return true;
+      }
+      return false;
+    }
+
+    @Override
+    public void dispose() {
+      claim(); // the entry stays in the heap until its deadline, or until the loop ends
+    }
+
+    @Override
+    public boolean isDisposed() {
+      return state.get() != PENDING;
+    }
+
+    @Override
+    public int compareTo(Timer o) {
+      return Long.compare(deadline - o.deadline, 0);
+    }
   }
 }

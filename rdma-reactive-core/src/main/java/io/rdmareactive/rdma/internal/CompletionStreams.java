@@ -9,8 +9,10 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.IdentityHashMap;
 import java.util.Map;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import reactor.core.CoreSubscriber;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Operators;
 
@@ -62,6 +64,18 @@ public final class CompletionStreams {
   /** Drops what {@link #configureLoop} set, once the channel is closed. */
   public static void forgetLoop(CompletionChannel channel) {
     CompletionEventLoop.forget(channel);
+  }
+
+  /**
+   * Runs {@code task} once after {@code delay} on the thread of the transport loop that serves
+   * {@code cq}'s channel (see {@link #configureLoop}), or, for a CQ on no such loop (a
+   * thread-per-connection stream), on one named fallback thread, {@code rdma-timer}. Either way
+   * a non-blocking thread: the task must not block. Dispose the result to cancel it.
+   */
+  public static Disposable schedule(CompletionQueue cq, Runnable task, Duration delay) {
+    CompletionChannel channel = cq.channel();
+    Disposable d = channel == null ? null : CompletionEventLoop.schedule(channel, task, delay.toNanos());
+    return d != null ? d : CompletionEventLoop.fallbackTimer().schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
   }
 
   /** Whether {@code cq} has a subscribed completion stream now. */

@@ -55,7 +55,8 @@ public interface Endpoint extends RdmaResource {
 
   /**
    * Completes when the connection is gone: the peer disconnected (RDMA_CM_EVENT_DISCONNECTED), or
-   * {@link #disconnect()} or {@link #close()} ran here. Never errors. When the peer disconnected,
+   * {@link #disconnect()} or {@link #close()} ran here; errors instead when a fault ended it (the
+   * device was removed, say), with an exception that names it. When the peer disconnected,
    * this side's QP stays as it is until the owner calls {@link #disconnect()} (or closes): the owner
    * moves it to ERROR from its own thread, after its last post, so that every posted work request
    * gets its flush completion.

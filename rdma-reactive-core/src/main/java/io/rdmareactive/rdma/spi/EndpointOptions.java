@@ -14,11 +14,19 @@ import org.jspecify.annotations.Nullable;
  * @param privateData handshake private data this side sends
  * @param channels where the endpoint's CQ gets its completion channel; null: the endpoint creates
  *     and owns a channel of its own
+ * @param retryCount the QP's transport retries before a send fails with RETRY_EXC_ERR (0..7)
+ * @param rnrRetry the QP's receiver-not-ready retries before a send fails with RNR_RETRY_EXC_ERR
+ *     (0..7; 7 means "forever" in InfiniBand, which lets a peer that never posts receives hold a
+ *     send, and so a close, for good). Providers that do not model retries ignore both.
  */
 public record EndpointOptions(int sendQueueDepth, int receiveQueueDepth, int maxInlineData, byte[] privateData,
-    @Nullable CompletionChannelSource channels) {
+    @Nullable CompletionChannelSource channels, int retryCount, int rnrRetry) {
   /** Longest private data accepted: rdma_connect's limit on InfiniBand/RoCE. */
   public static final int MAX_PRIVATE_DATA = 56;
+  /** Transport retries by default: the most, still finite. */
+  public static final int DEFAULT_RETRY_COUNT = 7;
+  /** RNR retries by default: the most that is finite (7 would be infinite). */
+  public static final int DEFAULT_RNR_RETRY = 6;
 
   public EndpointOptions {
     if (sendQueueDepth < 1 || receiveQueueDepth < 1) {
@@ -31,7 +39,17 @@ public record EndpointOptions(int sendQueueDepth, int receiveQueueDepth, int max
       throw new IllegalArgumentException("private data of " + privateData.length + " bytes exceeds "
           + MAX_PRIVATE_DATA);
     }
+    if (retryCount < 0 || retryCount > 7 || rnrRetry < 0 || rnrRetry > 7) {
+      throw new IllegalArgumentException("retry counts are 3-bit (0 .. 7), were " + retryCount + "/" + rnrRetry);
+    }
     privateData = privateData.clone();
+  }
+
+  /** Options with the default (finite) retry counts. */
+  public EndpointOptions(int sendQueueDepth, int receiveQueueDepth, int maxInlineData, byte[] privateData,
+      @Nullable CompletionChannelSource channels) {
+    this(sendQueueDepth, receiveQueueDepth, maxInlineData, privateData, channels, DEFAULT_RETRY_COUNT,
+        DEFAULT_RNR_RETRY);
   }
 
   /** Options whose endpoint creates a completion channel of its own. */
@@ -52,7 +70,14 @@ public record EndpointOptions(int sendQueueDepth, int receiveQueueDepth, int max
 
   /** These options with the endpoint's CQ on a channel from {@code channels}. */
   public EndpointOptions withChannels(@Nullable CompletionChannelSource channels) {
-    return new EndpointOptions(sendQueueDepth, receiveQueueDepth, maxInlineData, privateData, channels);
+    return new EndpointOptions(sendQueueDepth, receiveQueueDepth, maxInlineData, privateData, channels, retryCount,
+        rnrRetry);
+  }
+
+  /** These options with the given transport and RNR retry counts (0 .. 7 each). */
+  public EndpointOptions withRetries(int retryCount, int rnrRetry) {
+    return new EndpointOptions(sendQueueDepth, receiveQueueDepth, maxInlineData, privateData, channels, retryCount,
+        rnrRetry);
   }
 
   @Override

@@ -1,13 +1,14 @@
 package io.rdmareactive.rdma.transport;
 
+import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.ResourceBusyException;
 import io.rdmareactive.rdma.ResourceClosedException;
 import io.rdmareactive.rdma.spi.Endpoint;
-import java.util.concurrent.TimeUnit;
+import java.time.Duration;
 import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
-import reactor.core.scheduler.Schedulers;
 import reactor.util.Logger;
 import reactor.util.Loggers;
 
@@ -15,7 +16,13 @@ import reactor.util.Loggers;
  * A channel's close sequence: disconnect (failing what cannot be sent), wait for the flush
  * completions of everything still posted, then free the registered memory and the endpoint and
  * complete {@link RdmaChannel#onDispose()}. Plain state driven from the channel's drain, bar the
- * timers, which only set a flag or free.
+ * timers, which only set a flag or free. The timers run on the connection's loop
+ * ({@link RdmaChannel#schedule}), not on a shared Reactor scheduler, so that a close costs no
+ * thread hop and a busy {@code parallel} pool cannot delay it.
+ *
+ * <p>Deadlines: a dispose waits at most the close timeout for the sends already posted, then
+ * disconnects anyway (they fail with {@code ConnectionException(TIMED_OUT)}); after the
+ * disconnect, at most {@link #FLUSH_WAIT_SECONDS} for their flush completions.
  */
 final class ChannelCloser {
   private static final Logger log = Loggers.getLogger(RdmaChannel.class); // the channel's logger, as before the split
@@ -34,8 +41,12 @@ final class ChannelCloser {
   private final CompletionRing ring;
   private final OutboundSender sender;
   private final InboundReceiver receiver;
+  private final Duration closeTimeout;
   private final Sinks.Empty<Void> disposed = Sinks.empty();
   private volatile boolean completionsDead;
+  private volatile boolean closeTimeoutPassed;
+  private @Nullable Disposable closeTimer;
+  private @Nullable Disposable flushTimer;
   private volatile boolean closedFlag;
   // Drain state.
   private boolean disconnected;
@@ -43,8 +54,9 @@ final class ChannelCloser {
   private @Nullable Throwable sendError;
 
   ChannelCloser(RdmaChannel channel, Endpoint endpoint, RegisteredBuffers buffers, CompletionRing ring,
-      OutboundSender sender, InboundReceiver receiver) {
+      OutboundSender sender, InboundReceiver receiver, Duration closeTimeout) {
     this.channel = channel;
+    this.closeTimeout = closeTimeout;
     this.endpoint = endpoint;
     this.buffers = buffers;
     this.ring = ring;
@@ -81,7 +93,10 @@ final class ChannelCloser {
     disposed.tryEmitEmpty();
   }
 
-  /** Disconnects once failed, disconnected by the peer, or disposed with no send outstanding. */
+  /**
+   * Disconnects once failed, disconnected by the peer, or disposed with no send outstanding (or
+   * with some, once the close timeout has passed).
+   */
   void disconnectIfDue() {
     if (disconnected) {
       return;
@@ -89,15 +104,33 @@ final class ChannelCloser {
     Throwable f = channel.failure();
     boolean peerGone = channel.peerDisconnected();
     boolean local = channel.disposeRequested();
-    if (f == null && !peerGone && !(local && sender.sendsOutstanding() == 0)) {
-      return;
+    int outstanding = sender.sendsOutstanding();
+    if (f == null && !peerGone) {
+      if (!local) {
+        return;
+      }
+      if (outstanding > 0 && !closeTimeoutPassed) {
+        if (closeTimer == null) {
+          closeTimer = channel.schedule(() -> {
+            closeTimeoutPassed = true;
+            channel.drain();
+          }, closeTimeout);
+        }
+        return;
+      }
     }
     disconnected = true;
+    dispose(closeTimer);
     if (f != null) {
       sendError = f;
       receiver.fail(f);
     } else if (peerGone && !local) {
       sendError = RdmaChannel.reset("the peer disconnected", null);
+    } else if (outstanding > 0) {
+      sendError = new ConnectionException(ConnectionException.Reason.TIMED_OUT, channel + " was disposed with "
+          + outstanding + " sends the peer had not acknowledged within the close timeout of " + closeTimeout
+          + "; disconnected anyway", null);
+      log.warn("rdma-reactive: " + sendError.getMessage());
     } else {
       sendError = new ResourceClosedException(channel.toString());
     }
@@ -109,14 +142,20 @@ final class ChannelCloser {
     } catch (RuntimeException ex) {
       log.debug("rdma-reactive: disconnecting " + channel + " failed", ex);
     }
-    Schedulers.parallel().schedule(() -> {
+    flushTimer = channel.schedule(() -> {
       if (!closed && !completionsDead) {
         log.warn("rdma-reactive: " + channel + " saw not all flush completions within " + FLUSH_WAIT_SECONDS
             + " s of its disconnect; freeing it anyway");
         completionsDead = true;
         channel.drain();
       }
-    }, FLUSH_WAIT_SECONDS, TimeUnit.SECONDS);
+    }, Duration.ofSeconds(FLUSH_WAIT_SECONDS));
+  }
+
+  private static void dispose(@Nullable Disposable timer) {
+    if (timer != null) {
+      timer.dispose();
+    }
   }
 
   /** Why sends fail from now on. */
@@ -134,6 +173,7 @@ final class ChannelCloser {
       return; // the flush completions are on their way
     }
     closed = true;
+    dispose(flushTimer);
     sender.failUnacknowledged(sendError());
     // What waits for the subscriber moves off the registered memory, which goes now.
     receiver.rescue();
@@ -149,7 +189,7 @@ final class ChannelCloser {
       endpoint.close();
     } catch (ResourceBusyException e) {
       if (attempt < CLOSE_RETRIES) {
-        Schedulers.parallel().schedule(() -> free(attempt + 1), 1, TimeUnit.MILLISECONDS);
+        channel.schedule(() -> free(attempt + 1), Duration.ofMillis(1));
         return;
       }
       log.error("rdma-reactive: could not free the endpoint of " + channel, e);

@@ -18,13 +18,19 @@ public interface DisposableRdmaServer extends Disposable {
   @Override
   void dispose();
 
-  /** Completes once the listener and every connection are closed and freed. */
+  /**
+   * Completes once the listener and every connection are closed and freed; errors instead (after
+   * the same) when the listener failed, for instance because its RDMA device was removed.
+   */
   Mono<Void> onDispose();
 
-  /** {@link #dispose()}, then waits up to {@code timeout} for {@link #onDispose()}. Blocks. */
+  /**
+   * {@link #dispose()}, then waits up to {@code timeout} for {@link #onDispose()}; a listener
+   * failure, already reported there and logged, does not make it throw. Blocks.
+   */
   default void disposeNow(Duration timeout) {
     dispose();
-    onDispose().block(timeout);
+    onDispose().onErrorResume(e -> Mono.empty()).block(timeout);
   }
 
   /** {@link #disposeNow(Duration)} with 30 seconds. */

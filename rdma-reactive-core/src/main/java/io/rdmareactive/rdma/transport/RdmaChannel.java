@@ -4,12 +4,15 @@ import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.ProtocolViolationException;
 import io.rdmareactive.rdma.RdmaException;
 import io.rdmareactive.rdma.WorkCompletionException;
+import io.rdmareactive.rdma.internal.CompletionStreams;
 import io.rdmareactive.rdma.spi.Endpoint;
 import io.rdmareactive.rdma.verbs.WorkCompletion;
 import java.net.InetSocketAddress;
+import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
+import reactor.core.Disposable;
 import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -29,7 +32,8 @@ import reactor.util.Loggers;
  * memory; each fragment's buffer is reposted at once. Raw mode has neither header nor credits.
  *
  * <h2>Lifecycle</h2>
- * Dispose stops taking new items, waits for posted sends to complete, then disconnects; a peer
+ * Dispose stops taking new items, waits for posted sends to complete (at most CLOSE_TIMEOUT),
+ * then disconnects; a peer
  * disconnect or a failure disconnects at once. Disconnecting flushes every posted receive; once
  * all work requests have completed the completion stream is cancelled and the MRs, the endpoint
  * (QP, CQ, channel, PD, context) and the buffers' arena are freed, then inbound terminates and
@@ -107,7 +111,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound {
     counters = new ChannelCounters(sendCount);
     receiver = new InboundReceiver(this, endpoint.queuePair(), config, buffers, window, counters);
     sender = new OutboundSender(this, endpoint.queuePair(), config, buffers, window, fragmenter, counters);
-    closer = new ChannelCloser(this, endpoint, buffers, ring, sender, receiver);
+    closer = new ChannelCloser(this, endpoint, buffers, ring, sender, receiver, config.liveness().closeTimeout());
     intake = new CompletionIntake(this, ring, closer);
     try {
       // Before the connection is established, as rdma_server.c does: the peer may send at once.
@@ -116,7 +120,11 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound {
         receiver.postReceive();
       }
       endpoint.completionQueue().completions(config.completionOptions()).subscribe(intake);
-      endpoint.onDisconnect().subscribe(null, null, () -> {
+      endpoint.onDisconnect().subscribe(null, e -> {
+        fail(e); // a fault, named by the provider: the connection fails with it
+        peerDisconnected = true;
+        drain();
+      }, () -> {
         peerDisconnected = true;
         drain();
       });
@@ -203,6 +211,11 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound {
 
   @Nullable Throwable failure() {
     return failure;
+  }
+
+  /** Runs {@code task} once after {@code delay} on this connection's loop (its timers: see ChannelCloser). */
+  Disposable schedule(Runnable task, Duration delay) {
+    return CompletionStreams.schedule(endpoint.completionQueue(), task, delay);
   }
 
   void cancelCompletions() {

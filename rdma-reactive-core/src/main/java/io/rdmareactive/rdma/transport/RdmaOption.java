@@ -41,6 +41,28 @@ public final class RdmaOption<T> {
   /** Servers: how long an accepted connection may take to become established (default 10 s). */
   public static final RdmaOption<Duration> HANDSHAKE_TIMEOUT = new RdmaOption<>("HANDSHAKE_TIMEOUT", Duration.class,
       v -> !v.isNegative() && !v.isZero(), "positive", Duration.ofSeconds(10));
+  /**
+   * How long {@code dispose()} waits for the peer to acknowledge the sends already posted before
+   * it disconnects anyway (default 5 s); sends still unacknowledged then fail with
+   * {@code ConnectionException(TIMED_OUT)}. A peer that never posts receives cannot hold a close.
+   */
+  public static final RdmaOption<Duration> CLOSE_TIMEOUT = new RdmaOption<>("CLOSE_TIMEOUT", Duration.class,
+      v -> !v.isNegative() && !v.isZero(), "positive", Duration.ofSeconds(5));
+  /**
+   * Transport retries of an unacknowledged send before it fails with RETRY_EXC_ERR and the
+   * connection is reset (0 .. 7, default 7; each waits the CM's ACK timeout).
+   */
+  public static final RdmaOption<Integer> RETRY_COUNT =
+      new RdmaOption<>("RETRY_COUNT", Integer.class, v -> v >= 0 && v <= 7, "0 .. 7", 7);
+  /**
+   * Retries of a send the peer answered "receiver not ready" before it fails with
+   * RNR_RETRY_EXC_ERR and the connection is reset (0 .. 7, default 6, finite). 7 is InfiniBand's
+   * "retry forever": then a peer that posts no receives holds such a send until CLOSE_TIMEOUT
+   * ends the connection. Framed mode never sends beyond the peer's credits, so only a broken
+   * peer or raw mode meets RNR.
+   */
+  public static final RdmaOption<Integer> RNR_RETRY =
+      new RdmaOption<>("RNR_RETRY", Integer.class, v -> v >= 0 && v <= 7, "0 .. 7 (7: forever)", 6);
   /** The verbs provider: {@code auto}, {@code native} or {@code in-memory} (default: the rdma.provider selection). */
   public static final RdmaOption<String> PROVIDER = new RdmaOption<>("PROVIDER", String.class,
       v -> switch (v.toLowerCase(Locale.ROOT)) {

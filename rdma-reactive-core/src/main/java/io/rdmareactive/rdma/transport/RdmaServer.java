@@ -136,8 +136,7 @@ public final class RdmaServer {
       // Off the CM thread: registering buffers and the user's callbacks never hold up connection
       // setup for the whole process (rdma-cm serves every id).
       this.accepting = listener.incoming().publishOn(Schedulers.boundedElastic(), 1).subscribe(this::accept,
-          e -> log.error("rdma-reactive: the listener on " + address() + " failed", e),
-          () -> listening.tryEmitEmpty());
+          this::listenerFailed, () -> listening.tryEmitEmpty());
     }
 
     private void accept(Endpoint endpoint) {
@@ -194,6 +193,22 @@ public final class RdmaServer {
               () -> run(channel, hello));
     }
 
+    /**
+     * The listener failed (its device was removed, say): this server accepts no more, frees the
+     * listener (on boundedElastic, off the CM thread) and {@link #onDispose()} errors once its
+     * connections, which see their own failures, are closed.
+     */
+    private void listenerFailed(Throwable e) {
+      log.error("rdma-reactive: the listener on " + address() + " failed; this server accepts no more", e);
+      disposed = true;
+      try {
+        listener.close();
+      } catch (RuntimeException ex) {
+        e.addSuppressed(ex);
+      }
+      listening.tryEmitError(e);
+    }
+
     private void run(RdmaChannel channel, Protocol.@org.jspecify.annotations.Nullable Hello peer) {
       channel.start(peer);
       try {
@@ -248,10 +263,11 @@ public final class RdmaServer {
 
     @Override
     public Mono<Void> onDispose() {
-      return listening.asMono().then(Mono.defer(() -> {
+      Mono<Void> connectionsClosed = Mono.defer(() -> {
         List<Mono<Void>> all = connections.stream().map(RdmaChannel::onDispose).toList();
         return Flux.merge(all).then();
-      }));
+      });
+      return listening.asMono().onErrorResume(e -> connectionsClosed.then(Mono.error(e))).then(connectionsClosed);
     }
   }
 }

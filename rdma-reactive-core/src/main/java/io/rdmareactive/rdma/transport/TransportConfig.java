@@ -11,30 +11,35 @@ import org.jspecify.annotations.Nullable;
 /** The settings of a server or client; immutable, each {@code with} gives a copy. */
 record TransportConfig(String host, int port, int bufferSize, int bufferCount, int maxMessageSize,
     int inlineThreshold, String provider, boolean raw, @Nullable RdmaLoopResources runOn, Duration connectTimeout,
-    Limits limits) {
+    Limits limits, Liveness liveness) {
 
   static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
   static TransportConfig defaults(String host) {
     return new TransportConfig(host, 0, RdmaOption.BUFFER_SIZE.defaultValue(), RdmaOption.BUFFER_COUNT.defaultValue(),
         RdmaOption.MAX_MESSAGE_SIZE.defaultValue(), RdmaOption.INLINE_THRESHOLD.defaultValue(),
-        RdmaOption.PROVIDER.defaultValue(), RdmaOption.RAW.defaultValue(), null, DEFAULT_CONNECT_TIMEOUT, Limits.DEFAULTS);
+        RdmaOption.PROVIDER.defaultValue(), RdmaOption.RAW.defaultValue(), null, DEFAULT_CONNECT_TIMEOUT, Limits.DEFAULTS,
+        Liveness.DEFAULTS);
   }
 
   TransportConfig withHost(String host) {
     return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold,
-        provider, raw, runOn, connectTimeout, limits);
+        provider, raw, runOn, connectTimeout, limits, liveness);
   }
 
   TransportConfig withPort(int port) {
     Addresses.checkPort(port);
     return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold,
-        provider, raw, runOn, connectTimeout, limits);
+        provider, raw, runOn, connectTimeout, limits, liveness);
   }
 
   private TransportConfig withLimits(Limits l) {
+    return with(l, liveness);
+  }
+
+  private TransportConfig with(Limits l, Liveness v) {
     return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold,
-        provider, raw, runOn, connectTimeout, l);
+        provider, raw, runOn, connectTimeout, l, v);
   }
 
   /** A server's limits: connections, pending handshakes, and how long a handshake may take. */
@@ -43,9 +48,19 @@ record TransportConfig(String host, int port, int bufferSize, int bufferCount, i
         RdmaOption.MAX_PENDING_HANDSHAKES.defaultValue(), RdmaOption.HANDSHAKE_TIMEOUT.defaultValue());
   }
 
+  private TransportConfig withLiveness(Liveness l) {
+    return with(limits, l);
+  }
+
+  /** Deadlines that keep a connection from hanging on its peer: the close wait and the QP's retries. */
+  record Liveness(Duration closeTimeout, int retryCount, int rnrRetry) {
+    static final Liveness DEFAULTS = new Liveness(RdmaOption.CLOSE_TIMEOUT.defaultValue(),
+        RdmaOption.RETRY_COUNT.defaultValue(), RdmaOption.RNR_RETRY.defaultValue());
+  }
+
   TransportConfig withLoops(RdmaLoopResources loops) {
     return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold,
-        provider, raw, loops, connectTimeout, limits);
+        provider, raw, loops, connectTimeout, limits, liveness);
   }
 
   TransportConfig withConnectTimeout(Duration timeout) {
@@ -53,7 +68,7 @@ record TransportConfig(String host, int port, int bufferSize, int bufferCount, i
       throw new IllegalArgumentException("connect timeout must be positive, was " + timeout);
     }
     return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold,
-        provider, raw, runOn, timeout, limits);
+        provider, raw, runOn, timeout, limits, liveness);
   }
 
   <T> TransportConfig with(RdmaOption<T> option, T value) {
@@ -78,6 +93,12 @@ record TransportConfig(String host, int port, int bufferSize, int bufferCount, i
       return withLimits(new Limits(limits.maxConnections, (Integer) v, limits.handshakeTimeout));
     } else if (option == RdmaOption.HANDSHAKE_TIMEOUT) {
       return withLimits(new Limits(limits.maxConnections, limits.maxPendingHandshakes, (Duration) v));
+    } else if (option == RdmaOption.CLOSE_TIMEOUT) {
+      return withLiveness(new Liveness((Duration) v, liveness.retryCount, liveness.rnrRetry));
+    } else if (option == RdmaOption.RETRY_COUNT) {
+      return withLiveness(new Liveness(liveness.closeTimeout, (Integer) v, liveness.rnrRetry));
+    } else if (option == RdmaOption.RNR_RETRY) {
+      return withLiveness(new Liveness(liveness.closeTimeout, liveness.retryCount, (Integer) v));
     } else if (option == RdmaOption.PROVIDER) {
       pr = ((String) v).toLowerCase(Locale.ROOT);
     } else if (option == RdmaOption.RAW) {
@@ -85,7 +106,7 @@ record TransportConfig(String host, int port, int bufferSize, int bufferCount, i
     } else {
       throw new IllegalArgumentException("unknown option " + option);
     }
-    return new TransportConfig(host, port, bs, bc, mm, it, pr, rw, runOn, connectTimeout, limits);
+    return new TransportConfig(host, port, bs, bc, mm, it, pr, rw, runOn, connectTimeout, limits, liveness);
   }
 
   /** Receive buffers: framed mode keeps two beyond the demand-driven ones (see RdmaChannel). */
@@ -101,7 +122,7 @@ record TransportConfig(String host, int port, int bufferSize, int bufferCount, i
   /** The endpoint options of a connection through {@code provider}, its CQ on the loops' channels. */
   EndpointOptions endpointOptions(ConnectionProvider provider, byte[] privateData) {
     return new EndpointOptions(sendQueueDepth(), receiveBuffers(), inlineThreshold, privateData,
-        loops().channels(provider));
+        loops().channels(provider), liveness.retryCount(), liveness.rnrRetry());
   }
 
   /** The loops given with runOn, else the shared default. */

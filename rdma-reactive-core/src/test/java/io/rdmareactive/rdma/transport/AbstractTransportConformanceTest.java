@@ -437,6 +437,14 @@ public abstract class AbstractTransportConformanceTest {
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("MAX_CONNECTIONS");
     assertThatThrownBy(() -> RdmaServer.create().option(RdmaOption.HANDSHAKE_TIMEOUT, Duration.ZERO))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("HANDSHAKE_TIMEOUT");
+    assertThatThrownBy(() -> RdmaServer.create().option(RdmaOption.CLOSE_TIMEOUT, Duration.ofSeconds(-1)))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("CLOSE_TIMEOUT");
+    assertThatThrownBy(() -> RdmaClient.create().option(RdmaOption.RNR_RETRY, 8))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("RNR_RETRY must be 0 .. 7");
+    assertThatThrownBy(() -> RdmaClient.create().option(RdmaOption.RETRY_COUNT, -1))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("RETRY_COUNT");
+    assertThatThrownBy(() -> new EndpointOptions(1, 1, 0, new byte[0]).withRetries(7, 8))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("0 .. 7");
   }
 
   @Test
@@ -659,6 +667,83 @@ public abstract class AbstractTransportConformanceTest {
         .block(WAIT);
     clients.add(c);
     return c;
+  }
+
+  // ---- deadlines ----------------------------------------------------------------------------
+
+  /** Whether the provider retries a SEND the receiver is not ready for (RNR), as hardware does. */
+  protected boolean retriesReceiverNotReady() {
+    return false;
+  }
+
+  /**
+   * A peer that promises buffers and never posts a receive, against a server that sends to it
+   * with RNR retries set to forever: the server's dispose still ends within the close timeout
+   * (plus the flush), and the handler's send fails with TIMED_OUT. Where the provider has no RNR
+   * retry, the send fails at once (RESET) and the dispose is prompt anyway.
+   */
+  @Test
+  void aPeerThatNeverPostsReceivesCannotHoldTheServersDisposePastTheCloseTimeout() {
+    Duration closeTimeout = Duration.ofSeconds(2);
+    Sinks.One<Throwable> sendFailed = Sinks.one();
+    Sinks.Empty<Void> sending = Sinks.empty();
+    DisposableRdmaServer server = bind(server().option(RdmaOption.CLOSE_TIMEOUT, closeTimeout)
+        .option(RdmaOption.RNR_RETRY, 7)
+        .handle((in, out) -> out.sendString(Flux.range(0, 10).map(i -> "to a peer that never reads " + i)
+                .doOnSubscribe(s -> sending.tryEmitEmpty()))
+            .then().doOnError(sendFailed::tryEmitValue).onErrorResume(e -> Mono.empty())));
+    try (RoguePeer rogue = RoguePeer.connect(connections(), new InetSocketAddress(host(), server.port()), 8, 0,
+        WAIT)) {
+      StepVerifier.create(sending.asMono()).expectComplete().verify(WAIT);
+      long start = System.nanoTime();
+      server.disposeNow(WAIT);
+      Duration took = Duration.ofNanos(System.nanoTime() - start);
+      StepVerifier.create(sendFailed.asMono())
+          .assertNext(e -> assertReason(e, retriesReceiverNotReady() ? ConnectionException.Reason.TIMED_OUT
+              : ConnectionException.Reason.RESET))
+          .expectComplete()
+          .verify(WAIT);
+      if (retriesReceiverNotReady()) {
+        assertThat(took).as("dispose waited for the close timeout, then went on")
+            .isGreaterThanOrEqualTo(closeTimeout.minusMillis(200)).isLessThan(WAIT);
+      }
+    }
+  }
+
+  /**
+   * Every close schedules its flush deadline (and may retry freeing): that work goes to the
+   * connection's loop, never to a Reactor scheduler such as parallel, and the close completes
+   * there or on the caller, not on a parallel-* thread.
+   */
+  @Test
+  void closeTimersRunOnTheConnectionsLoopNotOnReactorSchedulers() {
+    List<String> scheduledByTransport = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<String> closedOn = new java.util.concurrent.CopyOnWriteArrayList<>();
+    reactor.core.scheduler.Schedulers.onScheduleHook("close-timers", task -> {
+      for (StackTraceElement e : new Throwable().getStackTrace()) {
+        if (e.getClassName().startsWith(ChannelCloser.class.getName())
+            || e.getClassName().startsWith(RdmaChannel.class.getName())) { // the connection engine
+          scheduledByTransport.add(Thread.currentThread().getName() + " at " + e);
+          break;
+        }
+      }
+      return task;
+    });
+    try {
+      DisposableRdmaServer server = bind(server().handle((in, out) -> out.send(in.receive())));
+      for (int i = 0; i < 5; i++) {
+        RdmaConnection c = client(server).connectNow();
+        StepVerifier.create(c.outbound().sendString(Mono.just("x" + i)).thenMany(c.inbound().receiveString().take(1)))
+            .expectNext("x" + i).verifyComplete();
+        c.onDispose().doOnSuccess(v -> closedOn.add(Thread.currentThread().getName())).subscribe();
+        c.dispose();
+        c.onDispose().block(WAIT);
+      }
+    } finally {
+      reactor.core.scheduler.Schedulers.resetOnScheduleHook("close-timers");
+    }
+    assertThat(scheduledByTransport).as("transport work scheduled on a Reactor scheduler").isEmpty();
+    assertThat(closedOn).hasSize(5).noneMatch(name -> name.startsWith("parallel-"));
   }
 
   // ---- a peer that breaks the protocol --------------------------------------------------------

@@ -15,7 +15,7 @@ import java.time.Duration;
 /**
  * A peer built on the verbs API and the connection SPI, not on the transport: it says a valid
  * hello (or none), then posts whatever SENDs it is told to, with any header, ignoring credits. It
- * posts a few receives so that the victim's credit updates do not stall on it.
+ * posts a few receives so that the victim's credit updates do not stall on it, or none at all.
  */
 final class RoguePeer implements AutoCloseable {
   static final int BUFFER = 4096;
@@ -34,11 +34,21 @@ final class RoguePeer implements AutoCloseable {
 
   /** Connects with a hello announcing {@code bufferCount} buffers of {@link #BUFFER} bytes. */
   static RoguePeer connect(ConnectionProvider cp, InetSocketAddress server, int bufferCount, Duration wait) {
+    return connect(cp, server, bufferCount, 8, wait);
+  }
+
+  /**
+   * As {@link #connect(ConnectionProvider, InetSocketAddress, int, Duration)}, posting
+   * {@code receives} receives (0: a peer whose hello promises buffers it never posts, so every
+   * SEND to it meets "receiver not ready").
+   */
+  static RoguePeer connect(ConnectionProvider cp, InetSocketAddress server, int bufferCount, int receives,
+      Duration wait) {
     byte[] hello = new Protocol.Hello(BUFFER, bufferCount, 1 << 20).encode();
     Endpoint ep = cp.connect(server, new EndpointOptions(64, 8, 0, hello), wait).block(wait);
     RoguePeer rogue = new RoguePeer(ep);
     try {
-      for (int i = 0; i < 8; i++) {
+      for (int i = 0; i < receives; i++) {
         ep.queuePair().postReceive(new ReceiveRequest().set(1000 + i, rogue.region, BUFFER, 64));
       }
       ep.establish().block(wait);

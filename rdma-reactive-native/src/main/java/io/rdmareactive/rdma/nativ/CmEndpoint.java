@@ -8,6 +8,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import io.rdmareactive.rdma.NativeCallException;
 import io.rdmareactive.rdma.RdmaException;
 import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.EndpointOptions;
 import io.rdmareactive.rdma.verbs.Access;
 import io.rdmareactive.rdma.verbs.WorkCompletion;
 import java.lang.foreign.Arena;
@@ -190,9 +191,14 @@ final class CmEndpoint extends AbstractRdmaResource {
    * @throws io.rdmareactive.rdma.ConnectionException REFUSED, UNREACHABLE, TIMED_OUT, ...
    */
   synchronized byte[] connect(byte[] privateData) {
+    return connect(privateData, EndpointOptions.DEFAULT_RETRY_COUNT, EndpointOptions.DEFAULT_RNR_RETRY);
+  }
+
+  /** {@link #connect(byte[])} with the QP's transport and RNR retry counts. */
+  synchronized byte[] connect(byte[] privateData, int retryCount, int rnrRetry) {
     ensureOpen();
     try (Arena a = Arena.ofConfined()) {
-      MemorySegment param = RdmaCm.connParam(a, privateData);
+      MemorySegment param = RdmaCm.connParam(a, privateData, retryCount, rnrRetry);
       int rc = (int) RdmaCm.H.CONNECT.invokeExact(Native.callState(), id, param);
       if (rc != 0) {
         throw RdmaCm.connectFailure("rdma_connect", Native.lastErrno(), "connecting " + this);
@@ -208,9 +214,14 @@ final class CmEndpoint extends AbstractRdmaResource {
 
   /** rdma_accept of the request this endpoint came from (blocking until ESTABLISHED without a loop). */
   synchronized void accept(byte[] privateData) {
+    accept(privateData, EndpointOptions.DEFAULT_RETRY_COUNT, EndpointOptions.DEFAULT_RNR_RETRY);
+  }
+
+  /** {@link #accept(byte[])} with the QP's transport and RNR retry counts. */
+  synchronized void accept(byte[] privateData, int retryCount, int rnrRetry) {
     ensureOpen();
     try (Arena a = Arena.ofConfined()) {
-      MemorySegment param = RdmaCm.connParam(a, privateData);
+      MemorySegment param = RdmaCm.connParam(a, privateData, retryCount, rnrRetry);
       int rc = (int) RdmaCm.H.ACCEPT.invokeExact(Native.callState(), id, param);
       if (rc != 0) {
         throw RdmaCm.connectFailure("rdma_accept", Native.lastErrno(), "accepting " + this);

@@ -251,9 +251,9 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
       try {
         // Non-blocking: the id is on the loop's channel, the outcome arrives as a CM event.
         if (activeSide) {
-          cm.connect(options.privateData());
+          cm.connect(options.privateData(), options.retryCount(), options.rnrRetry());
         } else {
-          cm.accept(options.privateData());
+          cm.accept(options.privateData(), options.retryCount(), options.rnrRetry());
         }
       } catch (RuntimeException e) {
         failEstablish(e instanceof ConnectionException c ? c : activeSide
@@ -291,19 +291,22 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
           ? new ConnectionException(ConnectionException.Reason.REFUSED, "connection to " + address
               + " refused (reject reason " + event.status() + ": nobody listens there, or the listener rejected it)",
               null)
-          : reset("the initiator gave up before the connection was established"));
+          : reset("the initiator gave up before the connection was established"), false);
       }
       case CONNECT_ERROR, UNREACHABLE -> gone(new ConnectionException(ConnectionException.Reason.UNREACHABLE,
           (activeSide ? "connecting to " : "accepting on ") + address + ": " + RdmaCm.eventName(event.type().ordinal())
-              + (event.status() == 0 ? "" : " (status " + event.status() + ")"), null));
-      case DISCONNECTED, DEVICE_REMOVAL -> gone(reset(event.type() == CmEvent.Type.DEVICE_REMOVAL
-          ? "the RDMA device was removed" : "the peer disconnected before the connection was established"));
+              + (event.status() == 0 ? "" : " (status " + event.status() + ")"), null), false);
+      case DISCONNECTED -> gone(reset("the peer disconnected before the connection was established"), false);
+      case DEVICE_REMOVAL -> gone(reset("the RDMA device was removed (RDMA_CM_EVENT_DEVICE_REMOVAL)"), true);
       default -> log.debug("rdma-reactive: {} on {} ignored", event, this);
     }
   }
 
-  /** The connection is over from the CM's side: a pending establish fails, then as {@link #disconnect()}. */
-  private void gone(ConnectionException ifEstablishing) {
+  /**
+   * The connection is over from the CM's side: a pending establish fails, then as {@link
+   * #disconnect()}; a {@code fault} (not the peer's doing) errors onDisconnect with the exception.
+   */
+  private void gone(ConnectionException ifEstablishing, boolean fault) {
     boolean established;
     synchronized (this) {
       peerGone = true;
@@ -315,7 +318,11 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
       // thread after its last post. Moving the QP to ERROR here, on the CM thread, raced the
       // receives the owner was still posting, and on rxe a receive posted after the flush pass
       // never completes: closes then waited for flush completions that never came.
-      onDisconnect.tryEmitEmpty();
+      if (fault) {
+        onDisconnect.tryEmitError(ifEstablishing);
+      } else {
+        onDisconnect.tryEmitEmpty();
+      }
     } else {
       disconnect(); // rejects or abandons the attempt and flushes what was posted for it
     }

@@ -42,6 +42,8 @@ final class NativeConnectionListener extends AbstractRdmaResource implements Lis
   private boolean draining;
   private boolean drainAgain;
   private boolean loopReleased;
+  /** Why the listener can take no more requests (its device went away), guarded by this. */
+  private @Nullable ConnectionException failure;
 
   private NativeConnectionListener(NativeConnectionProvider provider, CmEventLoop loop, CmEndpoint id,
       InetSocketAddress bound, EndpointOptions options) {
@@ -122,6 +124,10 @@ final class NativeConnectionListener extends AbstractRdmaResource implements Lis
         return;
       }
       synchronized (this) {
+        if (failure != null) {
+          s.error(failure);
+          return;
+        }
         if (isClosed()) {
           s.complete();
           return;
@@ -141,6 +147,10 @@ final class NativeConnectionListener extends AbstractRdmaResource implements Lis
 
   /** Events of the listening id, on the loop thread. */
   private void onListenEvent(CmEndpoint listening, CmEvent event) {
+    if (event.type() == CmEvent.Type.DEVICE_REMOVAL) {
+      deviceRemoved();
+      return;
+    }
     if (event.type() != CmEvent.Type.CONNECT_REQUEST) {
       log.debug("rdma-reactive: {} on {} ignored", event, this);
       return;
@@ -158,6 +168,28 @@ final class NativeConnectionListener extends AbstractRdmaResource implements Lis
       pending.add(r);
     }
     drain();
+  }
+
+  /**
+   * The device under the listening id is going away: {@link #incoming()} fails, naming the event.
+   * The id is destroyed by whoever closes the listener next, off this CM thread: rdma_destroy_id
+   * waits for the event to be acknowledged, which happens after this handler returns.
+   */
+  private void deviceRemoved() {
+    FluxSink<Endpoint> s;
+    synchronized (this) {
+      if (failure != null) {
+        return;
+      }
+      failure = new ConnectionException(ConnectionException.Reason.RESET, "the RDMA device under " + this
+          + " was removed (RDMA_CM_EVENT_DEVICE_REMOVAL); it accepts no more connections", null);
+      s = sink;
+      sink = null;
+    }
+    log.warn("rdma-reactive: " + failure.getMessage());
+    if (s != null) {
+      s.error(failure);
+    }
   }
 
   /** Hands pending requests out as endpoints while there is demand; re-entrant calls loop here instead. */

@@ -9,6 +9,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.NativeCallException;
 import io.rdmareactive.rdma.RdmaException;
+import io.rdmareactive.rdma.spi.EndpointOptions;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -237,8 +238,16 @@ final class RdmaCm {
     return address.reinterpret(length).toArray(JAVA_BYTE);
   }
 
-  /** Fills a struct rdma_conn_param in {@code arena} (private data copied into native memory). */
+  /** {@link #connParam(Arena, byte[], int, int)} with the default, finite retry counts. */
   static MemorySegment connParam(Arena arena, byte[] privateData) {
+    return connParam(arena, privateData, EndpointOptions.DEFAULT_RETRY_COUNT, EndpointOptions.DEFAULT_RNR_RETRY);
+  }
+
+  /**
+   * Fills a struct rdma_conn_param in {@code arena} (private data copied into native memory) with
+   * the QP's transport and RNR retry counts (rnr 7 is infinite: see EndpointOptions).
+   */
+  static MemorySegment connParam(Arena arena, byte[] privateData, int retryCount, int rnrRetry) {
     if (privateData.length > 255) {
       throw new IllegalArgumentException("private data is at most 255 bytes (uint8_t private_data_len; "
           + "InfiniBand/RoCE carry 56 on connect and 196 on accept), was " + privateData.length);
@@ -254,8 +263,8 @@ final class RdmaCm {
     // request's) values, as it does for a NULL conn_param.
     p.set(JAVA_BYTE, CmLayout.CONN_PARAM_RESPONDER_RESOURCES, (byte) 0xFF);
     p.set(JAVA_BYTE, CmLayout.CONN_PARAM_INITIATOR_DEPTH, (byte) 0xFF);
-    p.set(JAVA_BYTE, CmLayout.CONN_PARAM_RETRY_COUNT, (byte) 7);
-    p.set(JAVA_BYTE, CmLayout.CONN_PARAM_RNR_RETRY_COUNT, (byte) 7);
+    p.set(JAVA_BYTE, CmLayout.CONN_PARAM_RETRY_COUNT, (byte) retryCount);
+    p.set(JAVA_BYTE, CmLayout.CONN_PARAM_RNR_RETRY_COUNT, (byte) rnrRetry);
     return p;
   }
 }

@@ -32,6 +32,12 @@ class NativeTransportTest extends AbstractTransportConformanceTest {
     return KernelResources.live();
   }
 
+  /** rxe retries RNR as hardware does (forever at RNR_RETRY 7). */
+  @Override
+  protected boolean retriesReceiverNotReady() {
+    return true;
+  }
+
   /** The VM runs Java ~13x slower than the host (TCG): a shorter sequence checks the same ordering. */
   @Override
   protected int sequenceLength() {

@@ -1,0 +1,65 @@
+package io.rdmareactive.rdma.nativ;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rdmareactive.rdma.ConnectionException;
+import io.rdmareactive.rdma.transport.DisposableRdmaServer;
+import io.rdmareactive.rdma.transport.RdmaClient;
+import io.rdmareactive.rdma.transport.RdmaConnection;
+import io.rdmareactive.rdma.transport.RdmaOption;
+import io.rdmareactive.rdma.transport.RdmaServer;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Mono;
+import reactor.test.StepVerifier;
+
+/**
+ * {@code rdma link delete rxe0} under a bound server with a connection open: the listener sees
+ * RDMA_CM_EVENT_DEVICE_REMOVAL, the server's onDispose errors naming it, the connection fails,
+ * everything is freed so that the deletion returns. Its own tag and its own VM boot
+ * (scripts/lib/device-removal-guest): the device is gone afterwards.
+ */
+@Tag("device-removal")
+class NativeDeviceRemovalTest {
+  private static final Duration WAIT = Duration.ofSeconds(60);
+
+  @Test
+  void deletingTheDeviceFailsTheListenerAndItsConnectionsAndTheDeletionReturns() throws Exception {
+    String device = NativeTestSupport.deviceName();
+    String host = NativeConnectionProviderTest.HOST;
+    DisposableRdmaServer server = RdmaServer.create().host(host).port(0).option(RdmaOption.PROVIDER, "native")
+        .handle((in, out) -> out.send(in.receive())).bindNow();
+    RdmaConnection client = RdmaClient.create().host(host).port(server.port()).option(RdmaOption.PROVIDER, "native")
+        .connectNow();
+    StepVerifier.create(client.outbound().sendString(Mono.just("before")).thenMany(client.inbound().receiveString()
+        .take(1))).expectNext("before").expectComplete().verify(WAIT);
+
+    long start = System.nanoTime();
+    Process delete = new ProcessBuilder("rdma", "link", "delete", device).redirectErrorStream(true).start();
+    StepVerifier.create(server.onDispose())
+        .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(ConnectionException.class)
+            .hasMessageContaining("RDMA_CM_EVENT_DEVICE_REMOVAL"))
+        .verify(WAIT);
+    assertThat(server.isDisposed()).as("a server whose listener failed reports itself disposed").isTrue();
+    StepVerifier.create(client.onDispose()).expectComplete().verify(WAIT);
+    assertThat(delete.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS))
+        .as("rdma link delete returned (nothing of ours holds the device)").isTrue();
+    String output = new String(delete.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    assertThat(delete.exitValue()).as("rdma link delete: %s", output).isZero();
+    System.out.println("device removal: server failed and " + device + " deleted in "
+        + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms");
+    server.disposeNow(WAIT); // a failed server's dispose does not throw
+    assertThat(rdmaLinks()).doesNotContain(device);
+  }
+
+  private static String rdmaLinks() throws IOException, InterruptedException {
+    Process p = new ProcessBuilder("rdma", "link", "show").redirectErrorStream(true).start();
+    String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+    p.waitFor(10, TimeUnit.SECONDS);
+    return out;
+  }
+}

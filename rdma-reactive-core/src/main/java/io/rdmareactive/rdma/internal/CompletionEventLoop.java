@@ -125,6 +125,11 @@ final class CompletionEventLoop extends Thread implements NonBlocking {
     return t;
   }
 
+  /** Whether the calling thread is the transport loop that serves {@code channel}. */
+  static boolean inLoop(CompletionChannel channel) {
+    return Thread.currentThread() instanceof CompletionEventLoop l && l.channel == channel;
+  }
+
   /** Where timers of channels without a transport loop run: one named daemon thread. */
   static Scheduler fallbackTimer() {
     Scheduler f = fallback;

@@ -78,6 +78,20 @@ public final class CompletionStreams {
     return d != null ? d : CompletionEventLoop.fallbackTimer().schedule(task, delay.toNanos(), TimeUnit.NANOSECONDS);
   }
 
+  /**
+   * Hands {@code task} to the transport loop that serves {@code cq} when the caller is another
+   * thread, as Reactor Netty hands work to a channel's event loop: true when it was handed over,
+   * false when the caller should run it now (it is that loop, or {@code cq} is on no transport
+   * loop, as with a thread per connection).
+   */
+  public static boolean runOnLoop(CompletionQueue cq, Runnable task) {
+    CompletionChannel channel = cq.channel();
+    if (channel == null || CompletionEventLoop.inLoop(channel)) {
+      return false;
+    }
+    return CompletionEventLoop.schedule(channel, task, 0) != null;
+  }
+
   /** Whether {@code cq} has a subscribed completion stream now. */
   public static boolean isStreaming(CompletionQueue cq) {
     return ACTIVE.containsKey(cq);

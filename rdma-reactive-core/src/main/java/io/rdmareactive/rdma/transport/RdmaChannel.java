@@ -59,6 +59,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound {
 
   // Inputs from any thread.
   private final AtomicInteger wip = new AtomicInteger();
+  private final Runnable drainLoop = this::drainLoop;
   private final CompletionRing ring;
   private final CompletionRing.Handler completionHandler = this::onCompletion;
   private volatile boolean disposeRequested;
@@ -245,10 +246,22 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound {
 
   // ---- the drain ----------------------------------------------------------------------------
 
+  /**
+   * Runs the connection's work, on its loop: a drain that another thread starts (a request, a
+   * send, a dispose, the CM thread's disconnect) is handed to the loop, as Reactor Netty hands
+   * work to a channel's event loop, so credits, sends and receives are posted by one thread.
+   */
   void drain() {
     if (wip.getAndIncrement() != 0) {
       return;
     }
+    if (CompletionStreams.runOnLoop(endpoint.completionQueue(), drainLoop)) {
+      return; // the loop runs drainLoop with the work-in-progress count this call took
+    }
+    drainLoop();
+  }
+
+  private void drainLoop() {
     int missed = 1;
     for (;;) {
       try {

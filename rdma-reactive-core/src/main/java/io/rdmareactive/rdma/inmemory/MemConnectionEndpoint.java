@@ -29,6 +29,7 @@ final class MemConnectionEndpoint extends AbstractRdmaResource implements Endpoi
   private final boolean activeSide;
   private final InetSocketAddress address;
   private final EndpointOptions options;
+  private final InMemoryProvider.DeviceSpec device;
   private final RdmaContext context;
   private final ProtectionDomain pd;
   /** Null when the CQ is on a shared channel from the options' source. */
@@ -53,6 +54,7 @@ final class MemConnectionEndpoint extends AbstractRdmaResource implements Endpoi
     this.activeSide = activeSide;
     this.address = address;
     this.options = options;
+    this.device = device;
     this.remotePrivateData = remotePrivateData;
     this.request = request;
     RdmaContext ctx = null;
@@ -89,7 +91,7 @@ final class MemConnectionEndpoint extends AbstractRdmaResource implements Endpoi
     this.channel = ch;
     this.sharedChannel = sharedChannel;
     this.cq = q;
-    Fabric.created("endpoint");
+    device.fabric().created("endpoint");
   }
 
   static MemConnectionEndpoint active(InMemoryProvider.DeviceSpec device, InetSocketAddress address,
@@ -146,7 +148,7 @@ final class MemConnectionEndpoint extends AbstractRdmaResource implements Endpoi
 
   private Mono<Void> connectActive() {
     return Mono.create(sink -> {
-      MemConnectionListener l = MemConnectionProvider.LISTENERS.get(address.getPort());
+      MemConnectionListener l = device.fabric().listeners.get(address.getPort());
       Request r = new Request(this, options.privateData(), sink);
       request = r;
       sink.onCancel(r::cancel);
@@ -225,7 +227,7 @@ final class MemConnectionEndpoint extends AbstractRdmaResource implements Endpoi
     options.releaseChannel(shared);
     pd.close();
     context.close();
-    Fabric.released("endpoint");
+    device.fabric().released("endpoint");
   }
 
 

@@ -9,6 +9,7 @@ import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 final class MemMemoryRegion extends AbstractRdmaResource implements MemoryRegion {
+  private final Fabric fabric;
   private final MemProtectionDomain scope;
   private final MemorySegment segment;
   private final Set<Access> access;
@@ -16,14 +17,15 @@ final class MemMemoryRegion extends AbstractRdmaResource implements MemoryRegion
 
   MemMemoryRegion(MemProtectionDomain pd, MemorySegment segment, Set<Access> access) {
     super("in-memory MR of " + segment.byteSize() + " bytes", pd);
+    this.fabric = pd.fabric;
     this.scope = pd.scope();
     this.segment = segment;
     this.access = access.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(access));
-    this.key = Fabric.nextKey();
-    synchronized (Fabric.LOCK) {
-      Fabric.REGIONS.put(key, this);
+    this.key = fabric.nextKey();
+    synchronized (fabric.lock) {
+      fabric.regions.put(key, this);
     }
-    Fabric.created("mr");
+    fabric.created("mr");
   }
 
   @Override
@@ -59,11 +61,11 @@ final class MemMemoryRegion extends AbstractRdmaResource implements MemoryRegion
 
   /**
    * The slice [address, address + length) of the region {@code key} names, when it lies inside it,
-   * the region is in {@code scope} (null: any) and grants {@code needed}; else null. Holds Fabric.LOCK.
+   * the region is in {@code scope} (null: any) and grants {@code needed}; else null. Holds fabric.lock.
    */
-  static @Nullable MemorySegment resolve(int key, long address, long length, @Nullable MemProtectionDomain scope,
+  static @Nullable MemorySegment resolve(Fabric fabric, int key, long address, long length, @Nullable MemProtectionDomain scope,
       @Nullable Access needed) {
-    MemMemoryRegion mr = Fabric.REGIONS.get(key);
+    MemMemoryRegion mr = fabric.regions.get(key);
     if (mr == null || (scope != null && mr.scope != scope) || (needed != null && !mr.access.contains(needed))) {
       return null;
     }
@@ -76,10 +78,10 @@ final class MemMemoryRegion extends AbstractRdmaResource implements MemoryRegion
 
   @Override
   protected void release() {
-    synchronized (Fabric.LOCK) {
-      Fabric.REGIONS.remove(key);
+    synchronized (fabric.lock) {
+      fabric.regions.remove(key);
     }
-    Fabric.released("mr");
+    fabric.released("mr");
   }
 
   @Override

@@ -19,17 +19,19 @@ import java.util.Set;
 
 class MemProtectionDomain extends AbstractRdmaResource implements ProtectionDomain, MemContext.Owned {
   final MemContext context;
+  final Fabric fabric;
   private final String type;
 
   MemProtectionDomain(MemContext context) {
-    this(context, "pd", "in-memory PD #" + Fabric.nextHandle(), context);
+    this(context, "pd", "in-memory PD #" + context.fabric.nextHandle(), context);
   }
 
   MemProtectionDomain(MemContext context, String type, String description, AbstractRdmaResource parent) {
     super(description, parent);
     this.context = context;
+    this.fabric = context.fabric;
     this.type = type;
-    Fabric.created(type);
+    fabric.created(type);
   }
 
   /** The PD whose objects may use each other's memory; a parent domain's is its PD's. */
@@ -92,7 +94,7 @@ class MemProtectionDomain extends AbstractRdmaResource implements ProtectionDoma
 
   @Override
   protected void release() {
-    Fabric.released(type);
+    fabric.released(type);
   }
 
   @Override

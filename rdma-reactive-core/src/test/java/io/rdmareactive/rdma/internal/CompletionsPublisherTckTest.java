@@ -46,7 +46,7 @@ public class CompletionsPublisherTckTest extends PublisherVerification<WorkCompl
 
   @BeforeMethod
   public void openContext() {
-    liveBefore = InMemoryProvider.liveObjects();
+    liveBefore = new InMemoryProvider().liveObjects();
     stopFeeding = false;
     context = new InMemoryProvider().open("mem0");
   }
@@ -69,7 +69,7 @@ public class CompletionsPublisherTckTest extends PublisherVerification<WorkCompl
     }
     loopbacks.clear();
     context.close();
-    Map<String, Integer> after = InMemoryProvider.liveObjects();
+    Map<String, Integer> after = new InMemoryProvider().liveObjects();
     if (!after.equals(liveBefore)) {
       throw new AssertionError("live verbs objects after the test: " + after + ", before: " + liveBefore);
     }

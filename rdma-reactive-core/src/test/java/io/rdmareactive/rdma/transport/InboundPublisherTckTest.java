@@ -43,7 +43,7 @@ public class InboundPublisherTckTest extends PublisherVerification<RdmaMessage> 
 
   @BeforeMethod
   public void snapshotLiveObjects() {
-    liveBefore = InMemoryProvider.liveObjects();
+    liveBefore = new InMemoryProvider().liveObjects();
   }
 
   @AfterMethod(alwaysRun = true)
@@ -58,10 +58,10 @@ public class InboundPublisherTckTest extends PublisherVerification<RdmaMessage> 
     }
     servers.clear();
     long deadline = System.nanoTime() + WAIT.toNanos();
-    while (!InMemoryProvider.liveObjects().equals(liveBefore) && System.nanoTime() < deadline) {
+    while (!new InMemoryProvider().liveObjects().equals(liveBefore) && System.nanoTime() < deadline) {
       LockSupport.parkNanos(5_000_000);
     }
-    Map<String, Integer> after = InMemoryProvider.liveObjects();
+    Map<String, Integer> after = new InMemoryProvider().liveObjects();
     if (!after.equals(liveBefore)) {
       throw new AssertionError("live verbs objects after the test: " + after + ", before: " + liveBefore);
     }

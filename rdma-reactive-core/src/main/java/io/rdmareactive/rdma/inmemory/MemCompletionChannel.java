@@ -2,7 +2,7 @@ package io.rdmareactive.rdma.inmemory;
 
 import io.rdmareactive.rdma.NativeCallException;
 import io.rdmareactive.rdma.ResourceBusyException;
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.CompletionChannel;
 import io.rdmareactive.rdma.verbs.CompletionQueue;
 import java.time.Duration;

@@ -1,62 +1,35 @@
 package io.rdmareactive.rdma.inmemory;
 
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractMemoryRegion;
 import io.rdmareactive.rdma.verbs.Access;
-import io.rdmareactive.rdma.verbs.MemoryRegion;
 import java.lang.foreign.MemorySegment;
-import java.util.EnumSet;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
-final class MemMemoryRegion extends AbstractRdmaResource implements MemoryRegion {
+/** Memory registered on the in-memory fabric: its key (lkey == rkey) names it in the fabric's registry. */
+final class MemMemoryRegion extends AbstractMemoryRegion {
   private final Fabric fabric;
   private final MemProtectionDomain scope;
   private final MemorySegment segment;
   private final Set<Access> access;
   private final int key;
 
+  /** {@code access} is checked and immutable (AbstractMemoryRegion.checkRegistration). */
   MemMemoryRegion(MemProtectionDomain pd, MemorySegment segment, Set<Access> access) {
-    super("in-memory MR of " + segment.byteSize() + " bytes", pd);
+    this(pd, segment, access, pd.fabric.nextKey());
+  }
+
+  private MemMemoryRegion(MemProtectionDomain pd, MemorySegment segment, Set<Access> access, int key) {
+    super("in-memory MR of " + segment.byteSize() + " bytes", pd, segment, access, key, key);
     this.fabric = pd.fabric;
     this.scope = pd.scope();
     this.segment = segment;
-    this.access = access.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(access));
-    this.key = fabric.nextKey();
+    this.access = access;
+    this.key = key;
     synchronized (fabric.lock) {
       fabric.regions.put(key, this);
     }
     fabric.created("mr");
-  }
-
-  @Override
-  public MemorySegment segment() {
-    ensureOpen();
-    return segment;
-  }
-
-  @Override
-  public long address() {
-    return segment.address();
-  }
-
-  @Override
-  public long length() {
-    return segment.byteSize();
-  }
-
-  @Override
-  public int localKey() {
-    return key;
-  }
-
-  @Override
-  public int remoteKey() {
-    return key;
-  }
-
-  @Override
-  public Set<Access> access() {
-    return access;
   }
 
   /**

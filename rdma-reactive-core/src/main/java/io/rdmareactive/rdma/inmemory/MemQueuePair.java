@@ -2,7 +2,7 @@ package io.rdmareactive.rdma.inmemory;
 
 import static io.rdmareactive.rdma.NativeCallException.EINVAL;
 
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.QueuePair;
 import io.rdmareactive.rdma.verbs.QueuePairAddress;
 import io.rdmareactive.rdma.verbs.QueuePairConnectOptions;

@@ -1,6 +1,6 @@
 package io.rdmareactive.rdma.inmemory;
 
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.ThreadDomain;
 
 final class MemThreadDomain extends AbstractRdmaResource implements ThreadDomain, MemContext.Owned {

@@ -4,7 +4,7 @@ import static io.rdmareactive.rdma.NativeCallException.EEXIST;
 import static io.rdmareactive.rdma.NativeCallException.EIO;
 import static io.rdmareactive.rdma.NativeCallException.ENOENT;
 
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.CompletionQueue;
 import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import io.rdmareactive.rdma.verbs.QueuePair;

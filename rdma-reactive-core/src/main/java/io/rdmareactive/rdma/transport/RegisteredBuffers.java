@@ -1,5 +1,6 @@
 package io.rdmareactive.rdma.transport;
 
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.Access;
 import io.rdmareactive.rdma.verbs.MemoryRegion;
 import io.rdmareactive.rdma.verbs.ProtectionDomain;
@@ -43,8 +44,8 @@ final class RegisteredBuffers {
       sr = pd.registerMemory(sendMemory, Access.local());
       return new RegisteredBuffers(a, receiveMemory, sendMemory, rr, sr, receiveCount, sendCount, bufferSize);
     } catch (RuntimeException e) {
-      closeQuietly(rr);
-      closeQuietly(sr);
+      AbstractRdmaResource.closeQuietly(rr);
+      AbstractRdmaResource.closeQuietly(sr);
       a.close();
       throw e;
     }
@@ -137,8 +138,8 @@ final class RegisteredBuffers {
 
   /** Deregisters both regions; the memory stays readable until {@link #free}. */
   void deregister() {
-    closeQuietly(receiveRegion);
-    closeQuietly(sendRegion);
+    AbstractRdmaResource.closeQuietly(receiveRegion);
+    AbstractRdmaResource.closeQuietly(sendRegion);
   }
 
   /** Frees the memory itself. */
@@ -146,13 +147,4 @@ final class RegisteredBuffers {
     arena.close();
   }
 
-  private static void closeQuietly(@Nullable AutoCloseable c) {
-    if (c != null) {
-      try {
-        c.close();
-      } catch (Exception e) {
-        log.debug("rdma-reactive: closing " + c + " failed", e);
-      }
-    }
-  }
 }

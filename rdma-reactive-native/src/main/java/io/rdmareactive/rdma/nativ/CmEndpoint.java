@@ -7,7 +7,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.rdmareactive.rdma.NativeCallException;
 import io.rdmareactive.rdma.RdmaException;
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.Access;
 import io.rdmareactive.rdma.verbs.WorkCompletion;
 import java.lang.foreign.Arena;

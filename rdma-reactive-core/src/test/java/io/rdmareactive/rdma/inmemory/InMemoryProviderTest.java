@@ -125,17 +125,6 @@ class InMemoryProviderTest {
   }
 
   @Test
-  void heapMemoryCannotBeRegistered() {
-    ProtectionDomain pd = context.allocateProtectionDomain();
-    try {
-      assertThatThrownBy(() -> pd.registerMemory(MemorySegment.ofArray(new byte[16]), Access.local()))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("heap");
-    } finally {
-      pd.close();
-    }
-  }
-
-  @Test
   void postingBeforeConnectingOrBeyondTheQueueDepthFailsWithErrno() {
     try (Loopback l = new Loopback(context, 0, 2, false)) {
       ProtectionDomain pd = l.pd;

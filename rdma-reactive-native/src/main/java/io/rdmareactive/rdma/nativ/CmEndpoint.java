@@ -76,7 +76,6 @@ final class CmEndpoint extends AbstractRdmaResource {
     sendWc = arena.allocate(VerbsLayout.SIZEOF_WC, 8);
     recvWc = arena.allocate(VerbsLayout.SIZEOF_WC, 8);
     cqEventOut = arena.allocate(ADDRESS.byteSize() * 2, 8);
-    RdmaCm.LIVE.incrementAndGet();
     if (!this.id.get(ADDRESS, CmLayout.CM_ID_QP).equals(MemorySegment.NULL)) {
       cacheQueuePair();
     }
@@ -584,7 +583,6 @@ final class CmEndpoint extends AbstractRdmaResource {
     } catch (Throwable t) {
       throw new RdmaException("rdma_destroy_ep failed", t);
     }
-    RdmaCm.LIVE.decrementAndGet();
     arena.close();
   }
 

@@ -79,7 +79,6 @@ final class CmEventLoop extends AbstractRdmaResource {
     channel = ch.reinterpret(CmLayout.SIZEOF_EVENT_CHANNEL);
     channelFd = channel.get(JAVA_INT, CmLayout.EVENT_CHANNEL_FD);
     wakeFd = wfd;
-    RdmaCm.LIVE.incrementAndGet();
     RdmaCm.setNonBlocking(channelFd);
     thread = new Thread(this::run, "rdma-cm-" + THREADS.incrementAndGet());
     thread.setDaemon(true);
@@ -422,7 +421,6 @@ final class CmEventLoop extends AbstractRdmaResource {
     } catch (Throwable t) {
       throw RdmaCm.rethrow(t);
     }
-    RdmaCm.LIVE.decrementAndGet();
   }
 
   @Override

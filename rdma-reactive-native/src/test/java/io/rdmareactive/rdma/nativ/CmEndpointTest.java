@@ -55,7 +55,7 @@ class CmEndpointTest {
   void everythingDestroyed() throws Exception {
     executor.shutdownNow();
     // (e) no CM id, listener or event channel of this binding is left, in Java or in the kernel.
-    assertThat(RdmaCm.LIVE.get()).as("live rdma_cm ids / event channels").isZero();
+    assertThat(KernelResources.cmEventChannels()).as("open rdma_cm event channels").isZero();
     assertThat(kernelCmIdsOfThisProcess()).as("kernel cm_ids of this JVM").isEmpty();
   }
 

@@ -45,7 +45,7 @@ class NativeConnectionProviderTest {
 
   private final ConnectionProvider cp = new NativeProvider().connections();
   private Map<String, Integer> before = Map.of();
-  private int cmLiveBefore;
+  private int channelsBefore;
 
   /** librdmacm opens a device's context on first use and keeps it for the process: open it before counting. */
   @BeforeAll
@@ -63,19 +63,19 @@ class NativeConnectionProviderTest {
   void snapshot() {
     NativeTestSupport.deviceName(); // skips, saying why, where there is no device
     before = KernelResources.live();
-    cmLiveBefore = RdmaCm.LIVE.get();
+    channelsBefore = KernelResources.cmEventChannels();
   }
 
   @AfterEach
   void everythingFreed() {
     // The event loop closes on its own thread once idle: give it a moment.
     long deadline = System.nanoTime() + WAIT.toNanos();
-    while ((RdmaCm.LIVE.get() != cmLiveBefore || !KernelResources.live().equals(before))
+    while ((KernelResources.cmEventChannels() != channelsBefore || !KernelResources.live().equals(before))
         && System.nanoTime() < deadline) {
       LockSupport.parkNanos(50_000_000);
     }
-    assertThat(RdmaCm.LIVE.get()).as("live rdma_cm ids and event channels (the loop's included)")
-        .isEqualTo(cmLiveBefore);
+    assertThat(KernelResources.cmEventChannels()).as("open rdma_cm event channels (the loop's included)")
+        .isEqualTo(channelsBefore);
     assertThat(KernelResources.live()).as("kernel objects of this JVM").isEqualTo(before);
   }
 

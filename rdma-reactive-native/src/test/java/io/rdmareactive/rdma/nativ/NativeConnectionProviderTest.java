@@ -3,6 +3,7 @@ package io.rdmareactive.rdma.nativ;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.rdmareactive.rdma.conformance.TestSettings;
 import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.spi.ConnectionProvider;
 import io.rdmareactive.rdma.spi.Endpoint;
@@ -40,7 +41,7 @@ import reactor.test.StepVerifier;
  */
 @Tag("native")
 class NativeConnectionProviderTest {
-  static final String HOST = System.getenv().getOrDefault("RDMA_TEST_ADDRESS", "10.0.0.1");
+  static final String HOST = TestSettings.testAddress();
   private static final Duration WAIT = Duration.ofSeconds(30);
 
   private final ConnectionProvider cp = new NativeProvider().connections();

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.rdmareactive.rdma.conformance.TestSettings;
 import io.rdmareactive.rdma.NativeCallException;
 import io.rdmareactive.rdma.RdmaDevices;
 import io.rdmareactive.rdma.ResourceBusyException;
@@ -80,7 +81,7 @@ class NativeVerbsTest {
       byte[] gid = ctx.queryGid(1, gidIndex);
       assertThat(gid).hasSize(16);
       assertThat(NativeTestSupport.isZero(gid)).isFalse();
-      if (port.linkLayer() == PortAttributes.LinkLayer.ETHERNET && "1".equals(System.getenv("RDMA_VM"))) {
+      if (port.linkLayer() == PortAttributes.LinkLayer.ETHERNET && TestSettings.inSoftRoceVm()) {
         assertThat(NativeTestSupport.isIpv4Mapped(gid)).as("rxe0's GID for 10.0.0.1").isTrue();
         assertThat(new byte[] {gid[12], gid[13], gid[14], gid[15]}).containsExactly(10, 0, 0, 1);
       }

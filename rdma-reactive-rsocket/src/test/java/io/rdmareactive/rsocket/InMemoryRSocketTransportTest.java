@@ -17,6 +17,6 @@ class InMemoryRSocketTransportTest extends AbstractRSocketTransportTest {
 
   @Override
   protected Map<String, Integer> liveResources() {
-    return InMemoryProvider.liveObjects();
+    return new InMemoryProvider().liveObjects();
   }
 }

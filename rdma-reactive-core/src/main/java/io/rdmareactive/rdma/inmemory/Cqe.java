@@ -45,7 +45,7 @@ final class Cqe implements WorkCompletionView {
   /** A work queue's occupancy: slots are taken when posting and given back when the completion is polled. */
   static final class Slots {
     final int capacity;
-    int used; // guarded by Fabric.LOCK
+    int used; // guarded by fabric.lock
 
     Slots(int capacity) {
       this.capacity = capacity;

@@ -8,60 +8,73 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * The process-wide "wire": QP, SRQ and memory-key registries, and one lock that every data-path
+ * One "wire": QP, SRQ, memory-key and listener registries, and one lock that every data-path
  * operation takes. One lock keeps delivery (which touches sender, receiver and both CQs) free of
  * lock-ordering problems; it is never held while user code runs or while waiting.
+ *
+ * <p>Objects on different fabrics never see each other. {@link #SHARED} serves every provider made
+ * by its public constructors (the embedded use: one process, one fabric); a test that wants
+ * isolation makes a provider with a fabric of its own ({@link InMemoryProvider#create()}).
  */
 final class Fabric {
-  /** Guards every mutable field of every in-memory verbs object that the data path touches. */
-  static final Object LOCK = new Object();
+  /** The process-wide fabric of the providers that ServiceLoader and the public constructors make. */
+  static final Fabric SHARED = new Fabric();
 
-  private static final AtomicInteger NEXT_QPN = new AtomicInteger(0x100);
-  private static final AtomicInteger NEXT_SRQN = new AtomicInteger(0x40);
-  private static final AtomicInteger NEXT_KEY = new AtomicInteger(0x1000);
-  private static final AtomicInteger NEXT_HANDLE = new AtomicInteger(1);
+  /** Guards every mutable field of every in-memory verbs object on this fabric that the data path touches. */
+  final Object lock = new Object();
 
-  /** Guarded by LOCK. */
-  static final Map<Integer, QpCore> QUEUE_PAIRS = new HashMap<>();
-  /** XRC SRQs by number. Guarded by LOCK. */
-  static final Map<Integer, MemSharedReceiveQueue> XRC_SRQS = new HashMap<>();
-  /** Memory regions by key (lkey == rkey here). Guarded by LOCK. */
-  static final Map<Integer, MemMemoryRegion> REGIONS = new HashMap<>();
-  /** Shared XRC domains by (device, file key). Guarded by LOCK. */
-  static final Map<Object, XrcDomainCore> XRC_DOMAINS = new HashMap<>();
+  private final AtomicInteger nextQpn = new AtomicInteger(0x100);
+  private final AtomicInteger nextSrqn = new AtomicInteger(0x40);
+  private final AtomicInteger nextKey = new AtomicInteger(0x1000);
+  private final AtomicInteger nextHandle = new AtomicInteger(1);
+  private final AtomicInteger nextPort = new AtomicInteger(20_000);
 
-  private static final ConcurrentHashMap<String, AtomicInteger> LIVE = new ConcurrentHashMap<>();
+  /** Guarded by lock. */
+  final Map<Integer, QpCore> queuePairs = new HashMap<>();
+  /** XRC SRQs by number. Guarded by lock. */
+  final Map<Integer, MemSharedReceiveQueue> xrcSrqs = new HashMap<>();
+  /** Memory regions by key (lkey == rkey here). Guarded by lock. */
+  final Map<Integer, MemMemoryRegion> regions = new HashMap<>();
+  /** Shared XRC domains by (device, file key). Guarded by lock. */
+  final Map<Object, XrcDomainCore> xrcDomains = new HashMap<>();
+  /** Listeners by port: every resolved address reaches this fabric, so the port alone names one. */
+  final ConcurrentHashMap<Integer, MemConnectionListener> listeners = new ConcurrentHashMap<>();
 
-  private Fabric() {}
+  private final ConcurrentHashMap<String, AtomicInteger> live = new ConcurrentHashMap<>();
 
-  static int nextQpNumber() {
-    return NEXT_QPN.getAndIncrement() & 0xFFFFFF;
+  int nextQpNumber() {
+    return nextQpn.getAndIncrement() & 0xFFFFFF;
   }
 
-  static int nextSrqNumber() {
-    return NEXT_SRQN.getAndIncrement() & 0xFFFFFF;
+  int nextSrqNumber() {
+    return nextSrqn.getAndIncrement() & 0xFFFFFF;
   }
 
-  static int nextKey() {
-    return NEXT_KEY.getAndIncrement();
+  int nextKey() {
+    return nextKey.getAndIncrement();
   }
 
-  static int nextHandle() {
-    return NEXT_HANDLE.getAndIncrement();
+  int nextHandle() {
+    return nextHandle.getAndIncrement();
   }
 
-  static void created(String type) {
-    LIVE.computeIfAbsent(type, t -> new AtomicInteger()).incrementAndGet();
+  /** A port for a listener on port 0, cycling through 20000..60999. */
+  int nextPort() {
+    return nextPort.getAndUpdate(p -> p >= 60_999 ? 20_000 : p + 1);
   }
 
-  static void released(String type) {
-    LIVE.computeIfAbsent(type, t -> new AtomicInteger()).decrementAndGet();
+  void created(String type) {
+    live.computeIfAbsent(type, t -> new AtomicInteger()).incrementAndGet();
+  }
+
+  void released(String type) {
+    live.computeIfAbsent(type, t -> new AtomicInteger()).decrementAndGet();
   }
 
   /** Non-zero live counts by type, sorted by type. */
-  static Map<String, Integer> live() {
+  Map<String, Integer> live() {
     Map<String, Integer> m = new TreeMap<>();
-    LIVE.forEach((k, v) -> {
+    live.forEach((k, v) -> {
       int n = v.get();
       if (n != 0) {
         m.put(k, n);

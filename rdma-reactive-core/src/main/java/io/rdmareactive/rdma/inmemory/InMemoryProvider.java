@@ -11,8 +11,11 @@ import java.util.Map;
 
 /**
  * The {@code in-memory} provider: verbs semantics in pure Java, for tests and machines without
- * RDMA. All its devices share one process-wide fabric, so QPs of different contexts (and of
- * different devices) connect to each other by QP number.
+ * RDMA. All its devices share one fabric, so QPs of different contexts (and of different devices)
+ * connect to each other by QP number. Providers from the public constructors (and so the one
+ * {@link java.util.ServiceLoader} finds) share one process-wide fabric, the embedded use;
+ * {@link #create()} makes a provider on a fabric of its own, which no other provider's objects,
+ * listeners or live counts see (one test's fabric, say).
  *
  * <p>Devices come from the {@code rdma.inmemory.devices} system property, a comma-separated list
  * of names (default {@code mem0}); a name suffixed {@code :basic} is a device without XRC, thread
@@ -29,14 +32,35 @@ public final class InMemoryProvider implements RdmaProvider {
   /** The provider's name, as {@code rdma.provider} selects it. */
   public static final String NAME = "in-memory";
 
+  private final Fabric fabric;
   private final List<DeviceSpec> devices;
 
+  /** A provider on the process-wide fabric, with the devices {@code rdma.inmemory.devices} names. */
   public InMemoryProvider() {
-    this(System.getProperty("rdma.inmemory.devices", "mem0"));
+    this(defaultDevices());
   }
 
-  /** A provider with the devices {@code spec} names (see the class comment for the syntax). */
+  /** A provider on the process-wide fabric, with the devices {@code spec} names (see the class comment). */
   public InMemoryProvider(String spec) {
+    this(spec, Fabric.SHARED);
+  }
+
+  /** A provider on a fabric of its own, with the devices {@code rdma.inmemory.devices} names. */
+  public static InMemoryProvider create() {
+    return create(defaultDevices());
+  }
+
+  /** A provider on a fabric of its own, with the devices {@code spec} names (see the class comment). */
+  public static InMemoryProvider create(String spec) {
+    return new InMemoryProvider(spec, new Fabric());
+  }
+
+  private static String defaultDevices() {
+    return System.getProperty("rdma.inmemory.devices", "mem0");
+  }
+
+  private InMemoryProvider(String spec, Fabric fabric) {
+    this.fabric = fabric;
     List<DeviceSpec> list = new ArrayList<>();
     for (String s : spec.split(",")) {
       String t = s.trim();
@@ -51,7 +75,7 @@ public final class InMemoryProvider implements RdmaProvider {
             + "' (only ':basic' is known)");
       }
       boolean full = !flavour.equals("basic");
-      list.add(new DeviceSpec(name, full, full));
+      list.add(new DeviceSpec(name, full, full, fabric));
     }
     this.devices = List.copyOf(list);
   }
@@ -95,14 +119,15 @@ public final class InMemoryProvider implements RdmaProvider {
   /**
    * Live in-memory verbs objects by type ({@code context}, {@code pd}, {@code parent-domain},
    * {@code td}, {@code mr}, {@code channel}, {@code cq}, {@code qp}, {@code srq}, {@code xrcd}),
-   * process-wide; types with none live are left out, so an empty map means nothing leaked.
+   * on this provider's fabric (the process-wide one's, for a provider from a constructor); types
+   * with none live are left out, so an empty map means nothing leaked.
    */
-  public static Map<String, Integer> liveObjects() {
-    return Fabric.live();
+  public Map<String, Integer> liveObjects() {
+    return fabric.live();
   }
 
-  /** A device: its name and which optional features it has. */
-  record DeviceSpec(String name, boolean xrc, boolean threadDomains) {
+  /** A device: its name, which optional features it has, and the fabric its objects live on. */
+  record DeviceSpec(String name, boolean xrc, boolean threadDomains, Fabric fabric) {
     long guid() {
       return 0x02_00_00_ff_fe_00_00_00L | (name.hashCode() & 0xFFFFFFL);
     }

@@ -2,7 +2,7 @@ package io.rdmareactive.rdma.inmemory;
 
 import io.rdmareactive.rdma.NativeCallException;
 import io.rdmareactive.rdma.ResourceBusyException;
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.CompletionChannel;
 import io.rdmareactive.rdma.verbs.CompletionQueue;
 import java.time.Duration;
@@ -11,11 +11,12 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Events are queued CQ references, as the kernel queues them on a channel's file. Its own monitor
- * (never held together with Fabric.LOCK in the other order) guards the queue and the CQs'
+ * (never held together with fabric.lock in the other order) guards the queue and the CQs'
  * unacknowledged-event counts.
  */
 final class MemCompletionChannel extends AbstractRdmaResource implements CompletionChannel, MemContext.Owned {
   final MemContext context;
+  private final Fabric fabric;
   private final Object monitor = new Object();
   private final ArrayDeque<MemCompletionQueue> pending = new ArrayDeque<>();
   private boolean woken;
@@ -28,10 +29,11 @@ final class MemCompletionChannel extends AbstractRdmaResource implements Complet
 
   private MemCompletionChannel(MemContext context, boolean ownsContext) {
     // A shared channel holds no lease on its context: it closes the context itself, after it.
-    super("in-memory completion channel #" + Fabric.nextHandle(), ownsContext ? null : context);
+    super("in-memory completion channel #" + context.fabric.nextHandle(), ownsContext ? null : context);
     this.context = context;
+    this.fabric = context.fabric;
     this.ownsContext = ownsContext;
-    Fabric.created("channel");
+    fabric.created("channel");
   }
 
   /**
@@ -134,7 +136,7 @@ final class MemCompletionChannel extends AbstractRdmaResource implements Complet
     synchronized (monitor) {
       monitor.notifyAll(); // a concurrent awaitEvent returns rather than sleeping on a dead channel
     }
-    Fabric.released("channel");
+    fabric.released("channel");
     if (ownsContext) {
       context.close();
     }

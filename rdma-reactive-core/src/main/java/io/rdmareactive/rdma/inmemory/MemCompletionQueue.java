@@ -1,7 +1,7 @@
 package io.rdmareactive.rdma.inmemory;
 
 import io.rdmareactive.rdma.RdmaException;
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.AsyncEvent;
 import io.rdmareactive.rdma.verbs.CompletionChannel;
 import io.rdmareactive.rdma.verbs.CompletionQueue;
@@ -12,11 +12,12 @@ import org.jspecify.annotations.Nullable;
 
 final class MemCompletionQueue extends AbstractRdmaResource implements CompletionQueue, MemContext.Owned {
   final MemContext context;
+  private final Fabric fabric;
   final int handle;
   private final int depth;
   private final @Nullable MemCompletionChannel channel;
 
-  // guarded by Fabric.LOCK
+  // guarded by fabric.lock
   private final ArrayDeque<Cqe> entries = new ArrayDeque<>();
   private boolean overflowed;
   private boolean armed;
@@ -27,12 +28,13 @@ final class MemCompletionQueue extends AbstractRdmaResource implements Completio
   int unackedEvents;
 
   MemCompletionQueue(MemContext context, int depth, @Nullable MemCompletionChannel channel) {
-    this(context, depth, channel, Fabric.nextHandle());
+    this(context, depth, channel, context.fabric.nextHandle());
   }
 
   private MemCompletionQueue(MemContext context, int depth, @Nullable MemCompletionChannel channel, int handle) {
     super("in-memory CQ #" + handle, context);
     this.context = context;
+    this.fabric = context.fabric;
     this.handle = handle;
     this.depth = depth;
     this.channel = channel;
@@ -44,7 +46,7 @@ final class MemCompletionQueue extends AbstractRdmaResource implements Completio
         throw e;
       }
     }
-    Fabric.created("cq");
+    fabric.created("cq");
   }
 
   @Override
@@ -71,7 +73,7 @@ final class MemCompletionQueue extends AbstractRdmaResource implements Completio
     int n = 0;
     while (n < max) {
       Cqe e;
-      synchronized (Fabric.LOCK) {
+      synchronized (fabric.lock) {
         if (overflowed) {
           throw new RdmaException("CQ overflow: " + this + " (depth " + depth
               + ") lost completions and is in the error state");
@@ -93,7 +95,7 @@ final class MemCompletionQueue extends AbstractRdmaResource implements Completio
   @Override
   public void requestNotification(boolean solicitedOnly) {
     ensureOpen();
-    synchronized (Fabric.LOCK) {
+    synchronized (fabric.lock) {
       this.armed = true;
       this.solicitedOnly = solicitedOnly;
     }
@@ -108,7 +110,7 @@ final class MemCompletionQueue extends AbstractRdmaResource implements Completio
     channel.acknowledge(this, count);
   }
 
-  /** Adds a completion. Holds Fabric.LOCK. */
+  /** Adds a completion. Holds fabric.lock. */
   void add(Cqe e) {
     if (overflowed) {
       return;
@@ -128,7 +130,7 @@ final class MemCompletionQueue extends AbstractRdmaResource implements Completio
     }
   }
 
-  /** Reserves {@code n} entries for a work queue; holds Fabric.LOCK. */
+  /** Reserves {@code n} entries for a work queue; holds fabric.lock. */
   void commit(int n, String what) {
     if ((long) committed + n > depth) {
       throw new IllegalArgumentException(what + " of " + n + " work requests does not fit in " + this + ": depth "
@@ -138,14 +140,14 @@ final class MemCompletionQueue extends AbstractRdmaResource implements Completio
     committed += n;
   }
 
-  /** Holds Fabric.LOCK. */
+  /** Holds fabric.lock. */
   void uncommit(int n) {
     committed -= n;
   }
 
   /** Unpolled completions (tests and diagnostics). */
   int size() {
-    synchronized (Fabric.LOCK) {
+    synchronized (fabric.lock) {
       return entries.size();
     }
   }
@@ -155,13 +157,13 @@ final class MemCompletionQueue extends AbstractRdmaResource implements Completio
     if (channel != null) {
       channel.detach(this);
     }
-    synchronized (Fabric.LOCK) {
+    synchronized (fabric.lock) {
       entries.clear();
     }
     if (channel != null) {
       channel.releaseLease();
     }
-    Fabric.released("cq");
+    fabric.released("cq");
   }
 
   @Override

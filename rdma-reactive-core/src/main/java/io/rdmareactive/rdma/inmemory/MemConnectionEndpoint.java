@@ -1,23 +1,16 @@
 package io.rdmareactive.rdma.inmemory;
 
 import io.rdmareactive.rdma.ConnectionException;
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
-import io.rdmareactive.rdma.spi.CompletionChannelSource;
-import io.rdmareactive.rdma.spi.Endpoint;
+import io.rdmareactive.rdma.spi.AbstractEndpoint;
 import io.rdmareactive.rdma.spi.EndpointOptions;
-import io.rdmareactive.rdma.verbs.CompletionChannel;
-import io.rdmareactive.rdma.verbs.CompletionQueue;
-import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import io.rdmareactive.rdma.verbs.QueuePair;
 import io.rdmareactive.rdma.verbs.QueuePairConnectOptions;
 import io.rdmareactive.rdma.verbs.QueuePairOptions;
-import io.rdmareactive.rdma.verbs.RdmaContext;
 import java.net.InetSocketAddress;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
-import reactor.core.publisher.Sinks;
 
 /**
  * An endpoint on the in-memory fabric: its own context, PD, completion channel, one CQ and an RC
@@ -25,112 +18,54 @@ import reactor.core.publisher.Sinks;
  * hands each side the other's private data; disconnecting moves this side's QP to ERROR and tells
  * the peer, as RDMA_CM_EVENT_DISCONNECTED would.
  */
-final class MemConnectionEndpoint extends AbstractRdmaResource implements Endpoint {
-  private final boolean activeSide;
-  private final InetSocketAddress address;
-  private final EndpointOptions options;
-  private final RdmaContext context;
-  private final ProtectionDomain pd;
-  /** Null when the CQ is on a shared channel from the options' source. */
-  private final @Nullable CompletionChannel channel;
-  /** The options' source's channel that the CQ is on, given back after the CQ is closed. */
-  private @Nullable CompletionChannel sharedChannel;
-  private final CompletionQueue cq;
-  private final QueuePair qp;
+final class MemConnectionEndpoint extends AbstractEndpoint {
+  private final InMemoryProvider.DeviceSpec device;
   private final AtomicBoolean establishing = new AtomicBoolean();
   private final AtomicBoolean disconnected = new AtomicBoolean();
-  private final Sinks.Empty<Void> onDisconnect = Sinks.empty();
-  private volatile byte[] remotePrivateData;
-  /** What a reject sends the initiator. */
-  private volatile byte[] rejectData = new byte[0];
+  private final AtomicBoolean uncounted = new AtomicBoolean();
   /** Passive side: the request it answers; active side: its own once establishing. */
   private volatile @Nullable Request request;
   private volatile @Nullable MemConnectionEndpoint peer;
 
   private MemConnectionEndpoint(boolean activeSide, InMemoryProvider.DeviceSpec device, InetSocketAddress address,
-      EndpointOptions options, byte[] remotePrivateData, @Nullable Request request) {
-    super("in-memory " + (activeSide ? "active" : "passive") + " endpoint (" + address + ")", null);
-    this.activeSide = activeSide;
-    this.address = address;
-    this.options = options;
-    this.remotePrivateData = remotePrivateData;
+      EndpointOptions options, byte[] remotePrivateData, @Nullable Request request, Parts parts) {
+    super("in-memory " + (activeSide ? "active" : "passive") + " endpoint (" + address + ")", activeSide, address,
+        options, remotePrivateData, parts);
+    this.device = device;
     this.request = request;
-    RdmaContext ctx = null;
-    ProtectionDomain p = null;
-    CompletionChannel ch = null;
-    CompletionQueue q = null;
-    CompletionChannel sharedChannel = null;
-    try {
-      ctx = new MemContext(device);
-      p = ctx.allocateProtectionDomain();
-      CompletionChannelSource source = options.channels();
-      if (source == null) {
-        ch = ctx.createCompletionChannel();
-      } else {
-        sharedChannel = source.acquire(device.name());
-      }
-      q = ctx.createCompletionQueue(options.completionQueueDepth(), ch != null ? ch : sharedChannel);
-      MemQueuePair created = (MemQueuePair) p.createQueuePair(QueuePairOptions.reliable(q, 1)
+    device.fabric().created("endpoint");
+  }
+
+  private static MemConnectionEndpoint create(boolean activeSide, InMemoryProvider.DeviceSpec device,
+      InetSocketAddress address, EndpointOptions options, byte[] remotePrivateData, @Nullable Request request) {
+    Parts parts = createParts(new MemContext(device), device.name(), options, (pd, cq) -> {
+      MemQueuePair qp = (MemQueuePair) pd.createQueuePair(QueuePairOptions.reliable(cq, 1)
           .withDepth(options.sendQueueDepth(), options.receiveQueueDepth())
           .withMaxInlineData(options.maxInlineData()));
-      created.toInit();
-      this.qp = created;
-    } catch (RuntimeException e) {
-      closeQuietly(q);
-      closeQuietly(ch);
-      options.releaseChannel(sharedChannel);
-      closeQuietly(p);
-      closeQuietly(ctx);
-      abandon();
+      try {
+        qp.toInit();
+      } catch (RuntimeException e) {
+        qp.close();
+        throw e;
+      }
+      return qp;
+    });
+    try {
+      return new MemConnectionEndpoint(activeSide, device, address, options, remotePrivateData, request, parts);
+    } catch (RuntimeException | Error e) {
+      parts.discard(options);
       throw e;
     }
-    this.context = ctx;
-    this.pd = p;
-    this.channel = ch;
-    this.sharedChannel = sharedChannel;
-    this.cq = q;
-    Fabric.created("endpoint");
   }
 
   static MemConnectionEndpoint active(InMemoryProvider.DeviceSpec device, InetSocketAddress address,
       EndpointOptions options) {
-    return new MemConnectionEndpoint(true, device, address, options, new byte[0], null);
+    return create(true, device, address, options, new byte[0], null);
   }
 
   static MemConnectionEndpoint passive(InMemoryProvider.DeviceSpec device, InetSocketAddress local,
       EndpointOptions options, Request request) {
-    return new MemConnectionEndpoint(false, device, local, options, request.privateData, request);
-  }
-
-  @Override
-  public RdmaContext context() {
-    return context;
-  }
-
-  @Override
-  public ProtectionDomain protectionDomain() {
-    return pd;
-  }
-
-  @Override
-  public QueuePair queuePair() {
-    return qp;
-  }
-
-  @Override
-  public CompletionQueue completionQueue() {
-    return cq;
-  }
-
-  @Override
-  public byte[] remotePrivateData() {
-    return remotePrivateData.clone();
-  }
-
-  @Override
-  public void reject(byte[] privateData) {
-    rejectData = privateData.clone();
-    close();
+    return create(false, device, local, options, request.privateData, request);
   }
 
   @Override
@@ -146,7 +81,7 @@ final class MemConnectionEndpoint extends AbstractRdmaResource implements Endpoi
 
   private Mono<Void> connectActive() {
     return Mono.create(sink -> {
-      MemConnectionListener l = MemConnectionProvider.LISTENERS.get(address.getPort());
+      MemConnectionListener l = device.fabric().listeners.get(address.getPort());
       Request r = new Request(this, options.privateData(), sink);
       request = r;
       sink.onCancel(r::cancel);
@@ -170,16 +105,11 @@ final class MemConnectionEndpoint extends AbstractRdmaResource implements Endpoi
   /** Called by the request with its lock held: both QPs to RTS, then the peers know each other. */
   private static void pair(MemConnectionEndpoint active, MemConnectionEndpoint passive) {
     QueuePairConnectOptions o = QueuePairConnectOptions.defaults();
-    active.qp.connect(passive.qp.localAddress(o), o);
-    passive.qp.connect(active.qp.localAddress(o), o);
-    active.remotePrivateData = passive.options.privateData();
+    active.queuePair().connect(passive.queuePair().localAddress(o), o);
+    passive.queuePair().connect(active.queuePair().localAddress(o), o);
+    active.remotePrivateData(passive.options.privateData());
     active.peer = passive;
     passive.peer = active;
-  }
-
-  @Override
-  public Mono<Void> onDisconnect() {
-    return onDisconnect.asMono();
   }
 
   @Override
@@ -193,7 +123,7 @@ final class MemConnectionEndpoint extends AbstractRdmaResource implements Endpoi
         r.cancel(); // a pending request goes away with its initiator
       } else {
         r.reject(new ConnectionException(ConnectionException.Reason.REFUSED,
-            "connection refused: the listener's side rejected it", null), rejectData);
+            "connection refused: the listener's side rejected it", null), rejectData());
       }
     }
     // The peer hears of it before our QP fails its sends, so it can tell "peer gone" from a fault.
@@ -202,6 +132,7 @@ final class MemConnectionEndpoint extends AbstractRdmaResource implements Endpoi
       p.onDisconnect.tryEmitEmpty(); // its QP stays as it is until it disconnects too
     }
     try {
+      QueuePair qp = queuePair();
       if (!qp.isClosed()) {
         qp.toError();
       }
@@ -212,35 +143,9 @@ final class MemConnectionEndpoint extends AbstractRdmaResource implements Endpoi
   }
 
   @Override
-  protected void release() {
-    disconnect();
-    // Children first; a failure (a CQ with a live stream) leaves this open, and a later close resumes here.
-    qp.close();
-    cq.close();
-    if (channel != null) {
-      channel.close();
-    }
-    CompletionChannel shared = sharedChannel;
-    sharedChannel = null; // given back once, even when a later step fails and close is retried
-    options.releaseChannel(shared);
-    pd.close();
-    context.close();
-    Fabric.released("endpoint");
-  }
-
-
-  @Override
-  protected String closeFunction() {
-    return "rdma_destroy_ep";
-  }
-
-  private static void closeQuietly(@Nullable AutoCloseable c) {
-    if (c != null) {
-      try {
-        c.close();
-      } catch (Exception ignored) {
-        // best effort while unwinding a failed construction
-      }
+  protected void releaseConnection() {
+    if (!uncounted.getAndSet(true)) { // no CM id here: only the count, once even when close is retried
+      device.fabric().released("endpoint");
     }
   }
 
@@ -279,7 +184,7 @@ final class MemConnectionEndpoint extends AbstractRdmaResource implements Endpoi
         }
         done = true;
       }
-      initiator.remotePrivateData = privateData;
+      initiator.remotePrivateData(privateData);
       sink.error(e);
     }
 

@@ -1,7 +1,7 @@
 package io.rdmareactive.rdma.inmemory;
 
 import io.rdmareactive.rdma.ConnectionException;
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.spi.Endpoint;
 import io.rdmareactive.rdma.spi.EndpointOptions;
 import io.rdmareactive.rdma.spi.Listener;
@@ -16,6 +16,7 @@ import reactor.core.publisher.FluxSink;
 /** A port on the in-memory fabric: queued connect requests, handed out as passive endpoints on demand. */
 final class MemConnectionListener extends AbstractRdmaResource implements Listener {
   private final MemConnectionProvider provider;
+  private final Fabric fabric;
   private final InetSocketAddress address;
   private final EndpointOptions options;
   private final ConcurrentLinkedQueue<MemConnectionEndpoint.Request> pending = new ConcurrentLinkedQueue<>();
@@ -26,9 +27,10 @@ final class MemConnectionListener extends AbstractRdmaResource implements Listen
   MemConnectionListener(MemConnectionProvider provider, InetSocketAddress address, EndpointOptions options) {
     super("in-memory listener on port " + address.getPort(), null);
     this.provider = provider;
+    this.fabric = provider.fabric();
     this.address = address;
     this.options = options;
-    Fabric.created("listener");
+    fabric.created("listener");
   }
 
   /** Undoes construction when the port turned out to be taken. */
@@ -67,7 +69,7 @@ final class MemConnectionListener extends AbstractRdmaResource implements Listen
       return false;
     }
     pending.add(request);
-    if (isClosed() || MemConnectionProvider.LISTENERS.get(address.getPort()) != this) {
+    if (isClosed() || fabric.listeners.get(address.getPort()) != this) {
       rejectPending();
       return true;
     }
@@ -114,13 +116,13 @@ final class MemConnectionListener extends AbstractRdmaResource implements Listen
 
   @Override
   protected void release() {
-    MemConnectionProvider.LISTENERS.remove(address.getPort(), this);
+    fabric.listeners.remove(address.getPort(), this);
     rejectPending();
     FluxSink<Endpoint> s = sink;
     if (s != null) {
       s.complete();
     }
-    Fabric.released("listener");
+    fabric.released("listener");
   }
 
   @Override

@@ -8,12 +8,10 @@ import io.rdmareactive.rdma.spi.EndpointOptions;
 import io.rdmareactive.rdma.spi.Listener;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicInteger;
 import reactor.core.publisher.Mono;
 
 /**
- * Connection establishment on the in-memory fabric. Listeners are process-wide and keyed by port
+ * Connection establishment on the in-memory fabric. Listeners are the fabric's and keyed by port
  * alone: every resolved address reaches this process, so the host only has to resolve (an
  * unresolved one fails with UNRESOLVED) and nothing is ever UNREACHABLE. Each endpoint opens a
  * context of its own on the provider's first device and closes it with itself. Connecting to a
@@ -22,13 +20,16 @@ import reactor.core.publisher.Mono;
  * initiators time out.
  */
 final class MemConnectionProvider implements ConnectionProvider {
-  static final ConcurrentHashMap<Integer, MemConnectionListener> LISTENERS = new ConcurrentHashMap<>();
-  private static final AtomicInteger NEXT_PORT = new AtomicInteger(20_000);
-
   private final InMemoryProvider.DeviceSpec device;
+  private final Fabric fabric;
 
   MemConnectionProvider(InMemoryProvider.DeviceSpec device) {
     this.device = device;
+    this.fabric = device.fabric();
+  }
+
+  Fabric fabric() {
+    return fabric;
   }
 
   @Override
@@ -36,7 +37,7 @@ final class MemConnectionProvider implements ConnectionProvider {
     checkResolved(address);
     if (address.getPort() != 0) {
       MemConnectionListener l = new MemConnectionListener(this, address, options);
-      if (LISTENERS.putIfAbsent(address.getPort(), l) != null) {
+      if (fabric.listeners.putIfAbsent(address.getPort(), l) != null) {
         l.abandonUnbound();
         throw new ConnectionException(ConnectionException.Reason.ADDRESS_IN_USE,
             "rdma_bind_addr failed: address " + address + " is already in use", null);
@@ -44,10 +45,10 @@ final class MemConnectionProvider implements ConnectionProvider {
       return l;
     }
     for (;;) {
-      int port = NEXT_PORT.getAndUpdate(p -> p >= 60_999 ? 20_000 : p + 1);
+      int port = fabric.nextPort();
       InetSocketAddress bound = new InetSocketAddress(address.getAddress(), port);
       MemConnectionListener l = new MemConnectionListener(this, bound, options);
-      if (LISTENERS.putIfAbsent(port, l) == null) {
+      if (fabric.listeners.putIfAbsent(port, l) == null) {
         return l;
       }
       l.abandonUnbound();

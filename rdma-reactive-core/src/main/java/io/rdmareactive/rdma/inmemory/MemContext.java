@@ -3,7 +3,7 @@ package io.rdmareactive.rdma.inmemory;
 import static io.rdmareactive.rdma.NativeCallException.EINVAL;
 import static io.rdmareactive.rdma.NativeCallException.EOPNOTSUPP;
 
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.AsyncEvent;
 import io.rdmareactive.rdma.verbs.CompletionChannel;
 import io.rdmareactive.rdma.verbs.CompletionQueue;
@@ -25,12 +25,14 @@ final class MemContext extends AbstractRdmaResource implements RdmaContext {
   static final int GID_TABLE_LENGTH = 16;
 
   final InMemoryProvider.DeviceSpec device;
+  final Fabric fabric;
   private final Sinks.Many<AsyncEvent> events = Sinks.many().multicast().directBestEffort();
 
   MemContext(InMemoryProvider.DeviceSpec device) {
-    super("in-memory context " + device.name() + "#" + Fabric.nextHandle(), null);
+    super("in-memory context " + device.name() + "#" + device.fabric().nextHandle(), null);
     this.device = device;
-    Fabric.created("context");
+    this.fabric = device.fabric();
+    fabric.created("context");
   }
 
   @Override
@@ -134,7 +136,7 @@ final class MemContext extends AbstractRdmaResource implements RdmaContext {
     return events.asFlux();
   }
 
-  /** Called with Fabric.LOCK held, which serializes emissions. */
+  /** Called with fabric.lock held, which serializes emissions. */
   void emit(AsyncEvent event) {
     events.tryEmitNext(event);
   }
@@ -158,10 +160,10 @@ final class MemContext extends AbstractRdmaResource implements RdmaContext {
 
   @Override
   protected void release() {
-    synchronized (Fabric.LOCK) {
+    synchronized (fabric.lock) {
       events.tryEmitComplete();
     }
-    Fabric.released("context");
+    fabric.released("context");
   }
 
   @Override

@@ -1,69 +1,44 @@
 package io.rdmareactive.rdma.inmemory;
 
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractMemoryRegion;
 import io.rdmareactive.rdma.verbs.Access;
-import io.rdmareactive.rdma.verbs.MemoryRegion;
 import java.lang.foreign.MemorySegment;
-import java.util.EnumSet;
 import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
-final class MemMemoryRegion extends AbstractRdmaResource implements MemoryRegion {
+/** Memory registered on the in-memory fabric: its key (lkey == rkey) names it in the fabric's registry. */
+final class MemMemoryRegion extends AbstractMemoryRegion {
+  private final Fabric fabric;
   private final MemProtectionDomain scope;
   private final MemorySegment segment;
   private final Set<Access> access;
   private final int key;
 
+  /** {@code access} is checked and immutable (AbstractMemoryRegion.checkRegistration). */
   MemMemoryRegion(MemProtectionDomain pd, MemorySegment segment, Set<Access> access) {
-    super("in-memory MR of " + segment.byteSize() + " bytes", pd);
+    this(pd, segment, access, pd.fabric.nextKey());
+  }
+
+  private MemMemoryRegion(MemProtectionDomain pd, MemorySegment segment, Set<Access> access, int key) {
+    super("in-memory MR of " + segment.byteSize() + " bytes", pd, segment, access, key, key);
+    this.fabric = pd.fabric;
     this.scope = pd.scope();
     this.segment = segment;
-    this.access = access.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(access));
-    this.key = Fabric.nextKey();
-    synchronized (Fabric.LOCK) {
-      Fabric.REGIONS.put(key, this);
+    this.access = access;
+    this.key = key;
+    synchronized (fabric.lock) {
+      fabric.regions.put(key, this);
     }
-    Fabric.created("mr");
-  }
-
-  @Override
-  public MemorySegment segment() {
-    ensureOpen();
-    return segment;
-  }
-
-  @Override
-  public long address() {
-    return segment.address();
-  }
-
-  @Override
-  public long length() {
-    return segment.byteSize();
-  }
-
-  @Override
-  public int localKey() {
-    return key;
-  }
-
-  @Override
-  public int remoteKey() {
-    return key;
-  }
-
-  @Override
-  public Set<Access> access() {
-    return access;
+    fabric.created("mr");
   }
 
   /**
    * The slice [address, address + length) of the region {@code key} names, when it lies inside it,
-   * the region is in {@code scope} (null: any) and grants {@code needed}; else null. Holds Fabric.LOCK.
+   * the region is in {@code scope} (null: any) and grants {@code needed}; else null. Holds fabric.lock.
    */
-  static @Nullable MemorySegment resolve(int key, long address, long length, @Nullable MemProtectionDomain scope,
+  static @Nullable MemorySegment resolve(Fabric fabric, int key, long address, long length, @Nullable MemProtectionDomain scope,
       @Nullable Access needed) {
-    MemMemoryRegion mr = Fabric.REGIONS.get(key);
+    MemMemoryRegion mr = fabric.regions.get(key);
     if (mr == null || (scope != null && mr.scope != scope) || (needed != null && !mr.access.contains(needed))) {
       return null;
     }
@@ -76,10 +51,10 @@ final class MemMemoryRegion extends AbstractRdmaResource implements MemoryRegion
 
   @Override
   protected void release() {
-    synchronized (Fabric.LOCK) {
-      Fabric.REGIONS.remove(key);
+    synchronized (fabric.lock) {
+      fabric.regions.remove(key);
     }
-    Fabric.released("mr");
+    fabric.released("mr");
   }
 
   @Override

@@ -10,13 +10,13 @@ final class MemParentDomain extends MemProtectionDomain implements ParentDomain 
   private final MemThreadDomain td;
 
   MemParentDomain(MemProtectionDomain pd, MemThreadDomain td) {
-    super(pd.context, "parent-domain", "in-memory parent domain #" + Fabric.nextHandle(), pd);
+    super(pd.context, "parent-domain", "in-memory parent domain #" + pd.context.fabric.nextHandle(), pd);
     this.pd = pd;
     this.td = td;
     try {
       td.acquireLease();
     } catch (RuntimeException e) {
-      Fabric.released("parent-domain");
+      fabric.released("parent-domain");
       abandon();
       throw e;
     }

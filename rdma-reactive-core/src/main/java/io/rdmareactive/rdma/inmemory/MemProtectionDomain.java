@@ -1,13 +1,12 @@
 package io.rdmareactive.rdma.inmemory;
 
-import static io.rdmareactive.rdma.NativeCallException.EINVAL;
 import static io.rdmareactive.rdma.NativeCallException.EOPNOTSUPP;
 
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractProtectionDomain;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.Access;
 import io.rdmareactive.rdma.verbs.MemoryRegion;
 import io.rdmareactive.rdma.verbs.ParentDomain;
-import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import io.rdmareactive.rdma.verbs.QueuePair;
 import io.rdmareactive.rdma.verbs.QueuePairOptions;
 import io.rdmareactive.rdma.verbs.QueuePairType;
@@ -17,19 +16,21 @@ import io.rdmareactive.rdma.verbs.ThreadDomain;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
 
-class MemProtectionDomain extends AbstractRdmaResource implements ProtectionDomain, MemContext.Owned {
+class MemProtectionDomain extends AbstractProtectionDomain implements MemContext.Owned {
   final MemContext context;
+  final Fabric fabric;
   private final String type;
 
   MemProtectionDomain(MemContext context) {
-    this(context, "pd", "in-memory PD #" + Fabric.nextHandle(), context);
+    this(context, "pd", "in-memory PD #" + context.fabric.nextHandle(), context);
   }
 
   MemProtectionDomain(MemContext context, String type, String description, AbstractRdmaResource parent) {
     super(description, parent);
     this.context = context;
+    this.fabric = context.fabric;
     this.type = type;
-    Fabric.created(type);
+    fabric.created(type);
   }
 
   /** The PD whose objects may use each other's memory; a parent domain's is its PD's. */
@@ -43,24 +44,12 @@ class MemProtectionDomain extends AbstractRdmaResource implements ProtectionDoma
   }
 
   @Override
-  public MemoryRegion registerMemory(MemorySegment segment, Set<Access> access) {
-    ensureOpen();
-    if (!segment.isNative()) {
-      throw new IllegalArgumentException("only native memory can be registered; " + segment + " is on the heap");
-    }
-    if (segment.byteSize() == 0) {
-      throw Fabric.failure("ibv_reg_mr", EINVAL, "cannot register an empty segment");
-    }
-    if ((access.contains(Access.REMOTE_WRITE) || access.contains(Access.REMOTE_ATOMIC))
-        && !access.contains(Access.LOCAL_WRITE)) {
-      throw Fabric.failure("ibv_reg_mr", EINVAL, "remote write or atomic access needs LOCAL_WRITE too, was " + access);
-    }
+  protected MemoryRegion register(MemorySegment segment, Set<Access> access) {
     return new MemMemoryRegion(this, segment, access);
   }
 
   @Override
-  public QueuePair createQueuePair(QueuePairOptions options) {
-    ensureOpen();
+  protected QueuePair newQueuePair(QueuePairOptions options) {
     if (options.type() == QueuePairType.XRC_RECV) {
       throw new IllegalArgumentException("XRC_RECV queue pairs are created by XrcDomain.createReceiveQueuePair()");
     }
@@ -74,14 +63,12 @@ class MemProtectionDomain extends AbstractRdmaResource implements ProtectionDoma
   }
 
   @Override
-  public SharedReceiveQueue createSharedReceiveQueue(SharedReceiveQueueOptions options) {
-    ensureOpen();
+  protected SharedReceiveQueue newSharedReceiveQueue(SharedReceiveQueueOptions options) {
     return MemSharedReceiveQueue.plain(this, options);
   }
 
   @Override
-  public ParentDomain allocateParentDomain(ThreadDomain threadDomain) {
-    ensureOpen();
+  protected ParentDomain newParentDomain(ThreadDomain threadDomain) {
     if (!context.device.threadDomains()) {
       throw Fabric.failure("ibv_alloc_parent_domain", EOPNOTSUPP,
           "device " + context.device.name() + " has no parent domains");
@@ -92,7 +79,7 @@ class MemProtectionDomain extends AbstractRdmaResource implements ProtectionDoma
 
   @Override
   protected void release() {
-    Fabric.released(type);
+    fabric.released(type);
   }
 
   @Override

@@ -2,7 +2,7 @@ package io.rdmareactive.rdma.inmemory;
 
 import static io.rdmareactive.rdma.NativeCallException.EINVAL;
 
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.QueuePair;
 import io.rdmareactive.rdma.verbs.QueuePairAddress;
 import io.rdmareactive.rdma.verbs.QueuePairConnectOptions;
@@ -17,6 +17,7 @@ import java.util.List;
 /** A handle on a queue pair: the creator's, or (XRC receive QPs) one opened by number. */
 final class MemQueuePair extends AbstractRdmaResource implements QueuePair {
   private final QpCore core;
+  private final Fabric fabric;
   /** What this handle leases besides its parent (CQs, SRQ), released on close. */
   private final List<AbstractRdmaResource> leased;
   private final int sendCommit;
@@ -26,6 +27,7 @@ final class MemQueuePair extends AbstractRdmaResource implements QueuePair {
       int recvCommit) {
     super("in-memory " + core.type + " QP " + core.qpn, parent);
     this.core = core;
+    this.fabric = core.fabric;
     this.leased = leased;
     this.sendCommit = sendCommit;
     this.recvCommit = recvCommit;
@@ -33,6 +35,7 @@ final class MemQueuePair extends AbstractRdmaResource implements QueuePair {
 
   static MemQueuePair create(MemProtectionDomain pd, QueuePairOptions o) {
     MemContext ctx = pd.context;
+    Fabric fabric = ctx.fabric;
     MemCompletionQueue scq = ctx.own(o.sendCompletionQueue(), MemCompletionQueue.class, "send CQ");
     MemCompletionQueue rcq = null;
     MemSharedReceiveQueue srq = null;
@@ -70,7 +73,7 @@ final class MemQueuePair extends AbstractRdmaResource implements QueuePair {
       leased.add(srq);
     }
     int sendCommit = o.maxSendWorkRequests();
-    synchronized (Fabric.LOCK) {
+    synchronized (fabric.lock) {
       if (rcq == scq) {
         scq.commit(sendCommit + maxRecv, "send queue plus receive queue");
       } else {
@@ -109,15 +112,15 @@ final class MemQueuePair extends AbstractRdmaResource implements QueuePair {
       qp.abandon();
       throw e;
     }
-    synchronized (Fabric.LOCK) {
-      Fabric.QUEUE_PAIRS.put(core.qpn, core);
+    synchronized (fabric.lock) {
+      fabric.queuePairs.put(core.qpn, core);
     }
-    Fabric.created("qp");
+    fabric.created("qp");
     return qp;
   }
 
   private static void uncommit(MemCompletionQueue scq, MemCompletionQueue rcq, int send, int recv) {
-    synchronized (Fabric.LOCK) {
+    synchronized (scq.context.fabric.lock) {
       scq.uncommit(send);
       if (rcq != null) {
         rcq.uncommit(recv);
@@ -129,17 +132,18 @@ final class MemQueuePair extends AbstractRdmaResource implements QueuePair {
     QpCore core = new QpCore(QueuePairType.XRC_RECV, xrcd.context, null, null, null, null, xrcd.core, 0, 0, 1, 1, 0,
         false);
     MemQueuePair qp = new MemQueuePair(xrcd, core, List.of(), 0, 0);
-    synchronized (Fabric.LOCK) {
-      Fabric.QUEUE_PAIRS.put(core.qpn, core);
+    synchronized (qp.fabric.lock) {
+      qp.fabric.queuePairs.put(core.qpn, core);
     }
-    Fabric.created("qp");
+    qp.fabric.created("qp");
     return qp;
   }
 
   static MemQueuePair openXrcReceive(MemXrcDomain xrcd, int qpNumber) {
     QpCore core;
-    synchronized (Fabric.LOCK) {
-      core = Fabric.QUEUE_PAIRS.get(qpNumber);
+    Fabric fabric = xrcd.context.fabric;
+    synchronized (fabric.lock) {
+      core = fabric.queuePairs.get(qpNumber);
       if (core == null || core.type != QueuePairType.XRC_RECV || core.xrcd != xrcd.core) {
         throw Fabric.failure("ibv_open_qp", EINVAL, "no XRC receive QP " + qpNumber + " in " + xrcd);
       }
@@ -147,10 +151,10 @@ final class MemQueuePair extends AbstractRdmaResource implements QueuePair {
     }
     try {
       MemQueuePair qp = new MemQueuePair(xrcd, core, List.of(), 0, 0);
-      Fabric.created("qp");
+      fabric.created("qp");
       return qp;
     } catch (RuntimeException e) {
-      synchronized (Fabric.LOCK) {
+      synchronized (fabric.lock) {
         if (--core.handles == 0) {
           core.destroyLocked();
         }
@@ -213,7 +217,7 @@ final class MemQueuePair extends AbstractRdmaResource implements QueuePair {
 
   @Override
   protected void release() {
-    synchronized (Fabric.LOCK) {
+    synchronized (fabric.lock) {
       if (--core.handles == 0) {
         core.destroyLocked();
       }
@@ -227,7 +231,7 @@ final class MemQueuePair extends AbstractRdmaResource implements QueuePair {
     for (AbstractRdmaResource r : leased) {
       r.releaseLease();
     }
-    Fabric.released("qp");
+    fabric.released("qp");
   }
 
   @Override

@@ -3,7 +3,7 @@ package io.rdmareactive.rdma.inmemory;
 import static io.rdmareactive.rdma.NativeCallException.EINVAL;
 import static io.rdmareactive.rdma.NativeCallException.ENOMEM;
 
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.ReceiveRequest;
 import io.rdmareactive.rdma.verbs.SharedReceiveQueue;
 import io.rdmareactive.rdma.verbs.SharedReceiveQueueOptions;
@@ -12,6 +12,7 @@ import org.jspecify.annotations.Nullable;
 
 final class MemSharedReceiveQueue extends AbstractRdmaResource implements SharedReceiveQueue {
   final MemProtectionDomain scope;
+  private final Fabric fabric;
   private final MemProtectionDomain pd;
   private final int maxWorkRequests;
   private final int maxScatterGather;
@@ -20,11 +21,12 @@ final class MemSharedReceiveQueue extends AbstractRdmaResource implements Shared
   final @Nullable MemCompletionQueue cq;
   final @Nullable XrcDomainCore xrcd;
   final Cqe.Slots slots;
-  final ArrayDeque<RecvWqe> receives = new ArrayDeque<>(); // guarded by Fabric.LOCK
+  final ArrayDeque<RecvWqe> receives = new ArrayDeque<>(); // guarded by fabric.lock
 
   private MemSharedReceiveQueue(AbstractRdmaResource parent, MemProtectionDomain pd, SharedReceiveQueueOptions options,
       int srqNumber, @Nullable MemCompletionQueue cq, @Nullable XrcDomainCore xrcd) {
-    super("in-memory " + (srqNumber < 0 ? "SRQ" : "XRC SRQ " + srqNumber) + " #" + Fabric.nextHandle(), parent);
+    super("in-memory " + (srqNumber < 0 ? "SRQ" : "XRC SRQ " + srqNumber) + " #" + pd.fabric.nextHandle(), parent);
+    this.fabric = pd.fabric;
     this.scope = pd.scope();
     this.pd = pd;
     this.maxWorkRequests = options.maxWorkRequests();
@@ -46,7 +48,7 @@ final class MemSharedReceiveQueue extends AbstractRdmaResource implements Shared
   static MemSharedReceiveQueue plain(MemProtectionDomain pd, SharedReceiveQueueOptions options) {
     check(options);
     MemSharedReceiveQueue srq = new MemSharedReceiveQueue(pd, pd, options, -1, null, null);
-    Fabric.created("srq");
+    srq.fabric.created("srq");
     return srq;
   }
 
@@ -55,14 +57,15 @@ final class MemSharedReceiveQueue extends AbstractRdmaResource implements Shared
     check(options);
     pd.ensureOpen();
     cq.ensureOpen();
-    synchronized (Fabric.LOCK) {
+    Fabric fabric = pd.fabric;
+    synchronized (fabric.lock) {
       cq.commit(options.maxWorkRequests(), "XRC SRQ");
     }
     MemSharedReceiveQueue srq;
     try {
-      srq = new MemSharedReceiveQueue(xrcd, pd, options, Fabric.nextSrqNumber(), cq, xrcd.core);
+      srq = new MemSharedReceiveQueue(xrcd, pd, options, fabric.nextSrqNumber(), cq, xrcd.core);
     } catch (RuntimeException e) {
-      synchronized (Fabric.LOCK) {
+      synchronized (fabric.lock) {
         cq.uncommit(options.maxWorkRequests());
       }
       throw e;
@@ -76,16 +79,16 @@ final class MemSharedReceiveQueue extends AbstractRdmaResource implements Shared
         throw e;
       }
     } catch (RuntimeException e) {
-      synchronized (Fabric.LOCK) {
+      synchronized (fabric.lock) {
         cq.uncommit(options.maxWorkRequests());
       }
       srq.abandon();
       throw e;
     }
-    synchronized (Fabric.LOCK) {
-      Fabric.XRC_SRQS.put(srq.srqNumber, srq);
+    synchronized (fabric.lock) {
+      fabric.xrcSrqs.put(srq.srqNumber, srq);
     }
-    Fabric.created("srq");
+    fabric.created("srq");
     return srq;
   }
 
@@ -107,7 +110,7 @@ final class MemSharedReceiveQueue extends AbstractRdmaResource implements Shared
           + " scatter/gather entries exceed the SRQ's maximum of " + maxScatterGather);
     }
     RecvWqe w = RecvWqe.of(request);
-    synchronized (Fabric.LOCK) {
+    synchronized (fabric.lock) {
       if (slots.full()) {
         throw Fabric.failure("ibv_post_srq_recv", ENOMEM, "shared receive queue full: " + slots.used
             + " of " + slots.capacity + " work requests outstanding (posted or completed but not polled)");
@@ -119,10 +122,10 @@ final class MemSharedReceiveQueue extends AbstractRdmaResource implements Shared
 
   @Override
   protected void release() {
-    synchronized (Fabric.LOCK) {
+    synchronized (fabric.lock) {
       receives.clear();
       if (cq != null) {
-        Fabric.XRC_SRQS.remove(srqNumber);
+        fabric.xrcSrqs.remove(srqNumber);
         cq.uncommit(maxWorkRequests);
       }
     }
@@ -130,7 +133,7 @@ final class MemSharedReceiveQueue extends AbstractRdmaResource implements Shared
       cq.releaseLease();
       pd.releaseLease();
     }
-    Fabric.released("srq");
+    fabric.released("srq");
   }
 
   @Override

@@ -1,15 +1,17 @@
 package io.rdmareactive.rdma.inmemory;
 
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.ThreadDomain;
 
 final class MemThreadDomain extends AbstractRdmaResource implements ThreadDomain, MemContext.Owned {
   private final MemContext context;
+  private final Fabric fabric;
 
   MemThreadDomain(MemContext context) {
-    super("in-memory thread domain #" + Fabric.nextHandle(), context);
+    super("in-memory thread domain #" + context.fabric.nextHandle(), context);
     this.context = context;
-    Fabric.created("td");
+    this.fabric = context.fabric;
+    fabric.created("td");
   }
 
   @Override
@@ -19,7 +21,7 @@ final class MemThreadDomain extends AbstractRdmaResource implements ThreadDomain
 
   @Override
   protected void release() {
-    Fabric.released("td");
+    fabric.released("td");
   }
 
   @Override

@@ -4,7 +4,7 @@ import static io.rdmareactive.rdma.NativeCallException.EEXIST;
 import static io.rdmareactive.rdma.NativeCallException.EIO;
 import static io.rdmareactive.rdma.NativeCallException.ENOENT;
 
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.CompletionQueue;
 import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import io.rdmareactive.rdma.verbs.QueuePair;
@@ -23,24 +23,27 @@ import java.util.List;
 /** One handle on an XRC domain; handles opened for the same file inode share the domain. */
 final class MemXrcDomain extends AbstractRdmaResource implements XrcDomain, MemContext.Owned {
   final MemContext context;
+  private final Fabric fabric;
   final XrcDomainCore core;
 
   private MemXrcDomain(MemContext context, XrcDomainCore core) {
-    super("in-memory XRC domain #" + Fabric.nextHandle(), context);
+    super("in-memory XRC domain #" + context.fabric.nextHandle(), context);
     this.context = context;
+    this.fabric = context.fabric;
     this.core = core;
-    Fabric.created("xrcd");
+    fabric.created("xrcd");
   }
 
   static MemXrcDomain open(MemContext context, XrcDomainOptions options) {
     Path file = options.file();
     if (file == null) {
-      return new MemXrcDomain(context, new XrcDomainCore(null));
+      return new MemXrcDomain(context, new XrcDomainCore(context.fabric, null));
     }
     Object key = List.of(context.device.name(), fileKey(file, options.create()));
     XrcDomainCore core;
-    synchronized (Fabric.LOCK) {
-      core = Fabric.XRC_DOMAINS.get(key);
+    Fabric fabric = context.fabric;
+    synchronized (fabric.lock) {
+      core = fabric.xrcDomains.get(key);
       if (core != null) {
         if (options.exclusive()) {
           throw Fabric.failure("ibv_open_xrcd", EEXIST, "an XRC domain for the inode of " + file + " already exists");
@@ -51,8 +54,8 @@ final class MemXrcDomain extends AbstractRdmaResource implements XrcDomain, MemC
           throw Fabric.failure("ibv_open_xrcd", ENOENT, "no XRC domain exists for the inode of " + file
               + " and create was not asked for");
         }
-        core = new XrcDomainCore(key);
-        Fabric.XRC_DOMAINS.put(key, core);
+        core = new XrcDomainCore(fabric, key);
+        fabric.xrcDomains.put(key, core);
       }
     }
     try {
@@ -109,7 +112,7 @@ final class MemXrcDomain extends AbstractRdmaResource implements XrcDomain, MemC
   @Override
   protected void release() {
     core.unref();
-    Fabric.released("xrcd");
+    fabric.released("xrcd");
   }
 
   @Override

@@ -27,12 +27,13 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A queue pair's state and its share of the wire: posting a send delivers it into the peer's
- * receive queue, memory and CQ at once, under Fabric.LOCK.
+ * receive queue, memory and CQ at once, under fabric.lock.
  */
 final class QpCore {
   final int qpn;
   final QueuePairType type;
   final MemContext context;
+  final Fabric fabric;
   /** Null for XRC receive QPs, which have no PD. */
   final @Nullable MemProtectionDomain scope;
   final @Nullable MemCompletionQueue sendCq;
@@ -46,7 +47,7 @@ final class QpCore {
   final Cqe.Slots sendSlots;
   final Cqe.Slots recvSlots;
 
-  // guarded by Fabric.LOCK
+  // guarded by fabric.lock
   QueuePairState state = QueuePairState.RESET;
   private int remoteQpn = -1;
   private int remoteAccess;
@@ -59,7 +60,8 @@ final class QpCore {
       @Nullable MemCompletionQueue sendCq, @Nullable MemCompletionQueue recvCq, @Nullable MemSharedReceiveQueue srq,
       @Nullable XrcDomainCore xrcd, int maxSend, int maxReceive, int maxSendSge, int maxReceiveSge, int maxInline,
       boolean signalAll) {
-    this.qpn = Fabric.nextQpNumber();
+    this.fabric = context.fabric;
+    this.qpn = fabric.nextQpNumber();
     this.type = type;
     this.context = context;
     this.scope = scope;
@@ -76,7 +78,7 @@ final class QpCore {
   }
 
   QueuePairState state() {
-    synchronized (Fabric.LOCK) {
+    synchronized (fabric.lock) {
       return state;
     }
   }
@@ -92,7 +94,7 @@ final class QpCore {
       throw Fabric.failure("ibv_modify_qp", EINVAL, "GID index " + options.gidIndex() + " is outside the table of "
           + MemContext.GID_TABLE_LENGTH);
     }
-    synchronized (Fabric.LOCK) {
+    synchronized (fabric.lock) {
       if (state != QueuePairState.RESET && state != QueuePairState.INIT) {
         throw Fabric.failure("ibv_modify_qp", EINVAL, "QP " + qpn + " is in state " + state
             + "; connecting needs RESET or INIT");
@@ -104,14 +106,14 @@ final class QpCore {
   }
 
   void toError() {
-    synchronized (Fabric.LOCK) {
+    synchronized (fabric.lock) {
       toErrorLocked();
     }
   }
 
   /** RESET to INIT, as rdma_create_qp leaves a connected-mode QP (for MemConnectionEndpoint). */
   void toInit() {
-    synchronized (Fabric.LOCK) {
+    synchronized (fabric.lock) {
       if (state == QueuePairState.RESET) {
         state = QueuePairState.INIT;
       }
@@ -141,7 +143,7 @@ final class QpCore {
           + " scatter/gather entries exceed the QP's maximum of " + maxReceiveScatterGather);
     }
     RecvWqe w = RecvWqe.of(request);
-    synchronized (Fabric.LOCK) {
+    synchronized (fabric.lock) {
       if (state == QueuePairState.RESET) {
         throw Fabric.failure("ibv_post_recv", EINVAL, "QP " + qpn + " is in state RESET; receives need INIT or later");
       }
@@ -176,7 +178,7 @@ final class QpCore {
       case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> WorkCompletion.Opcode.RDMA_WRITE;
       case RDMA_READ -> WorkCompletion.Opcode.RDMA_READ;
     };
-    synchronized (Fabric.LOCK) {
+    synchronized (fabric.lock) {
       if (state == QueuePairState.RESET || state == QueuePairState.INIT || state == QueuePairState.RTR) {
         throw Fabric.failure("ibv_post_send", EINVAL, "QP " + qpn + " is in state " + state + "; sends need RTS");
       }
@@ -203,13 +205,13 @@ final class QpCore {
     sendCq.add(new Cqe(wrId, status, opcode, length, 0, false, qpn, 0, false, sendSlots));
   }
 
-  /** Carries out a send against the peer; returns the sender's completion status. Holds Fabric.LOCK. */
+  /** Carries out a send against the peer; returns the sender's completion status. Holds fabric.lock. */
   private WorkCompletion.Status execute(SendRequest r) {
     ScatterGatherList sgl = r.scatterGather();
     boolean read = r.opcode() == SendRequest.Opcode.RDMA_READ;
     MemorySegment[] local = new MemorySegment[sgl.count()];
     for (int i = 0; i < local.length; i++) {
-      local[i] = MemMemoryRegion.resolve(sgl.localKey(i), sgl.address(i), sgl.length(i), scope,
+      local[i] = MemMemoryRegion.resolve(fabric, sgl.localKey(i), sgl.address(i), sgl.length(i), scope,
           read ? Access.LOCAL_WRITE : null);
       if (local[i] == null) {
         return LOC_PROT_ERR;
@@ -217,7 +219,7 @@ final class QpCore {
     }
     long total = sgl.totalLength();
     transferred = (int) Math.min(total, Integer.MAX_VALUE);
-    QpCore t = Fabric.QUEUE_PAIRS.get(remoteQpn);
+    QpCore t = fabric.queuePairs.get(remoteQpn);
     // A peer that is gone, not ready, or connected elsewhere never acknowledges: the sender's retries run out.
     if (t == null || (t.state != QueuePairState.RTR && t.state != QueuePairState.RTS) || t.remoteQpn != qpn
         || (type == QueuePairType.XRC_SEND) != (t.type == QueuePairType.XRC_RECV)) {
@@ -226,7 +228,7 @@ final class QpCore {
     switch (r.opcode()) {
       case RDMA_READ -> {
         MemorySegment remote = (t.remoteAccess & Access.REMOTE_READ.bit()) == 0 ? null
-            : MemMemoryRegion.resolve(r.remoteKey(), r.remoteAddress(), total, t.scope, Access.REMOTE_READ);
+            : MemMemoryRegion.resolve(fabric, r.remoteKey(), r.remoteAddress(), total, t.scope, Access.REMOTE_READ);
         if (remote == null) {
           t.toErrorLocked();
           return REM_ACCESS_ERR;
@@ -236,7 +238,7 @@ final class QpCore {
       }
       case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> {
         MemorySegment remote = (t.remoteAccess & Access.REMOTE_WRITE.bit()) == 0 ? null
-            : MemMemoryRegion.resolve(r.remoteKey(), r.remoteAddress(), total, t.scope, Access.REMOTE_WRITE);
+            : MemMemoryRegion.resolve(fabric, r.remoteKey(), r.remoteAddress(), total, t.scope, Access.REMOTE_WRITE);
         if (remote == null) {
           t.toErrorLocked();
           return REM_ACCESS_ERR;
@@ -253,7 +255,7 @@ final class QpCore {
     }
   }
 
-  /** A send, or the receive-consuming part of a write with immediate. Holds Fabric.LOCK. */
+  /** A send, or the receive-consuming part of a write with immediate. Holds fabric.lock. */
   private WorkCompletion.Status deliver(QpCore t, SendRequest r, MemorySegment[] local,
       @Nullable MemorySegment writeTarget) {
     ArrayDeque<RecvWqe> queue;
@@ -261,7 +263,7 @@ final class QpCore {
     MemCompletionQueue cq;
     MemProtectionDomain rscope;
     if (type == QueuePairType.XRC_SEND) {
-      MemSharedReceiveQueue s = Fabric.XRC_SRQS.get(r.remoteSrqNumber());
+      MemSharedReceiveQueue s = fabric.xrcSrqs.get(r.remoteSrqNumber());
       if (s == null || s.xrcd != t.xrcd) {
         return REM_INV_REQ_ERR;
       }
@@ -300,7 +302,7 @@ final class QpCore {
     }
     MemorySegment[] dst = new MemorySegment[w.addresses().length];
     for (int i = 0; i < dst.length; i++) {
-      dst[i] = MemMemoryRegion.resolve(w.keys()[i], w.addresses()[i], w.lengths()[i], rscope, Access.LOCAL_WRITE);
+      dst[i] = MemMemoryRegion.resolve(fabric, w.keys()[i], w.addresses()[i], w.lengths()[i], rscope, Access.LOCAL_WRITE);
       if (dst[i] == null) {
         cq.add(new Cqe(w.wrId(), LOC_PROT_ERR, WorkCompletion.Opcode.RECV, 0, 0, false, t.qpn, qpn, solicited, slots));
         t.toErrorLocked();
@@ -337,9 +339,9 @@ final class QpCore {
     }
   }
 
-  /** Unregisters from the fabric once its last handle closes. Holds Fabric.LOCK. */
+  /** Unregisters from the fabric once its last handle closes. Holds fabric.lock. */
   void destroyLocked() {
-    Fabric.QUEUE_PAIRS.remove(qpn);
+    fabric.queuePairs.remove(qpn);
     state = QueuePairState.ERROR;
     receives.clear();
   }

@@ -4,18 +4,20 @@ import org.jspecify.annotations.Nullable;
 
 /** An XRC domain, shared by every handle opened for the same file inode (or private: key null). */
 final class XrcDomainCore {
+  private final Fabric fabric;
   final @Nullable Object key;
-  int handles = 1; // guarded by Fabric.LOCK
+  int handles = 1; // guarded by fabric.lock
 
-  XrcDomainCore(@Nullable Object key) {
+  XrcDomainCore(Fabric fabric, @Nullable Object key) {
+    this.fabric = fabric;
     this.key = key;
   }
 
   /** Drops one handle; the last one unregisters the domain. */
   void unref() {
-    synchronized (Fabric.LOCK) {
+    synchronized (fabric.lock) {
       if (--handles == 0 && key != null) {
-        Fabric.XRC_DOMAINS.remove(key);
+        fabric.xrcDomains.remove(key);
       }
     }
   }

@@ -1,5 +1,6 @@
 package io.rdmareactive.rdma.internal;
 
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.CompletionChannel;
 import io.rdmareactive.rdma.verbs.CompletionQueue;
 import io.rdmareactive.rdma.verbs.CompletionStreamOptions;

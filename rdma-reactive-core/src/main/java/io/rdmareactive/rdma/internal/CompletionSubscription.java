@@ -1,5 +1,6 @@
 package io.rdmareactive.rdma.internal;
 
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.IdleStrategy;
 import io.rdmareactive.rdma.WorkCompletionException;
 import io.rdmareactive.rdma.verbs.CompletionQueue;

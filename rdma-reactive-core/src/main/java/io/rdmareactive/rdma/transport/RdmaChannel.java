@@ -175,6 +175,9 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound {
 
   @Override
   public RdmaStatistics statistics() {
+    // The drain writes the counters as plain fields and ends each pass with a write to wip:
+    // reading wip first makes every pass that finished visible here, whichever thread asks.
+    wip.get();
     return counters.snapshot(window.credits(), buffers.registeredBytes());
   }
 

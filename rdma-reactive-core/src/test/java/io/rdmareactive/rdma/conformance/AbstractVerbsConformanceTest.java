@@ -36,7 +36,9 @@ import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.EnumSet;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -247,6 +249,44 @@ public abstract class AbstractVerbsConformanceTest extends ConformanceHooks {
     pd2.close();
     cq.close();
     channel.close();
+  }
+
+  /** The same rules on every provider, checked before any native call (AbstractMemoryRegion.checkRegistration). */
+  @Test
+  void registerMemoryChecksItsArgumentsAlikeOnEveryProvider() {
+    ProtectionDomain pd = context.allocateProtectionDomain();
+    try (Arena arena = Arena.ofConfined()) {
+      assertThatThrownBy(() -> pd.registerMemory(MemorySegment.ofArray(new byte[16]), Access.local()))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("heap");
+      MemorySegment gone;
+      try (Arena closed = Arena.ofConfined()) {
+        gone = closed.allocate(64);
+      }
+      assertThatThrownBy(() -> pd.registerMemory(gone, Access.local()))
+          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("arena is already closed");
+      assertThatThrownBy(() -> pd.registerMemory(arena.allocate(64).asSlice(0, 0), Access.local()))
+          .isInstanceOfSatisfying(NativeCallException.class, e -> {
+            assertThat(e.errno()).isEqualTo(NativeCallException.EINVAL);
+            assertThat(e.function()).isEqualTo("ibv_reg_mr");
+          });
+      assertThatThrownBy(() -> pd.registerMemory(arena.allocate(64), Set.of(Access.REMOTE_WRITE)))
+          .isInstanceOfSatisfying(NativeCallException.class,
+              e -> assertThat(e.errno()).isEqualTo(NativeCallException.EINVAL))
+          .hasMessageContaining("LOCAL_WRITE");
+      MemorySegment memory = arena.allocate(64);
+      MemoryRegion mr = pd.registerMemory(memory, EnumSet.of(Access.LOCAL_WRITE, Access.REMOTE_READ));
+      assertThat(mr.address()).isEqualTo(memory.address());
+      assertThat(mr.length()).isEqualTo(64);
+      assertThat(mr.access()).containsExactlyInAnyOrder(Access.LOCAL_WRITE, Access.REMOTE_READ);
+      mr.close();
+      assertThatThrownBy(mr::localKey).as("keys of a deregistered region").isInstanceOf(ResourceClosedException.class);
+      assertThatThrownBy(mr::segment).isInstanceOf(ResourceClosedException.class);
+      assertThatThrownBy(mr::address).isInstanceOf(ResourceClosedException.class);
+    } finally {
+      pd.close();
+    }
+    assertThatThrownBy(() -> pd.registerMemory(MemorySegment.ofArray(new byte[16]), Access.local()))
+        .as("a closed PD fails first").isInstanceOf(ResourceClosedException.class);
   }
 
   @Test

@@ -1,11 +1,8 @@
 package io.rdmareactive.rdma.conformance;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
 import io.rdmareactive.rdma.verbs.RdmaContext;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * What a provider supplies to run the conformance suites: how to open a device, which optional
@@ -13,8 +10,6 @@ import org.junit.jupiter.api.BeforeEach;
  * live objects than it found.
  */
 public abstract class ConformanceHooks {
-  private Map<String, Integer> liveBefore = Map.of();
-
   /** Opens a fresh context on the device under test; the test closes it. */
   protected abstract RdmaContext openContext();
 
@@ -35,14 +30,6 @@ public abstract class ConformanceHooks {
    */
   protected abstract Map<String, Integer> liveResources();
 
-  @BeforeEach
-  void snapshotLiveResources() {
-    liveBefore = liveResources();
-  }
-
-  @AfterEach
-  void assertNothingLeaked() {
-    assertThat(liveResources()).as("live verbs objects after the test (before: %s)", liveBefore)
-        .isEqualTo(liveBefore);
-  }
+  @RegisterExtension
+  final LeakCheck leakCheck = LeakCheck.strict(this::liveResources);
 }

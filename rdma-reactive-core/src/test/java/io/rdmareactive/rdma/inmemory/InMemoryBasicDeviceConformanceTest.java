@@ -23,6 +23,6 @@ class InMemoryBasicDeviceConformanceTest extends AbstractVerbsConformanceTest {
 
   @Override
   protected Map<String, Integer> liveResources() {
-    return InMemoryProvider.liveObjects();
+    return new InMemoryProvider().liveObjects();
   }
 }

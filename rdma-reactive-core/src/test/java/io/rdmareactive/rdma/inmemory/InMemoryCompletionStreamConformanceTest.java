@@ -22,6 +22,6 @@ class InMemoryCompletionStreamConformanceTest extends AbstractCompletionStreamCo
 
   @Override
   protected Map<String, Integer> liveResources() {
-    return InMemoryProvider.liveObjects();
+    return new InMemoryProvider().liveObjects();
   }
 }

@@ -23,7 +23,13 @@ import io.rdmareactive.rdma.verbs.SharedReceiveQueue;
 import io.rdmareactive.rdma.verbs.SharedReceiveQueueOptions;
 import io.rdmareactive.rdma.verbs.XrcDomain;
 import io.rdmareactive.rdma.verbs.XrcDomainOptions;
+import io.rdmareactive.rdma.ConnectionException;
+import io.rdmareactive.rdma.spi.Endpoint;
+import io.rdmareactive.rdma.spi.EndpointOptions;
+import io.rdmareactive.rdma.spi.Listener;
 import java.lang.foreign.Arena;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
 import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -36,19 +42,59 @@ import reactor.test.StepVerifier;
 
 /** In-memory specifics: configuration, counters, overflow, events, XRC sharing across contexts. */
 class InMemoryProviderTest {
+  private final InMemoryProvider provider = InMemoryProvider.create("mem0");
   private Map<String, Integer> before;
   private RdmaContext context;
 
   @BeforeEach
   void open() {
-    before = InMemoryProvider.liveObjects();
-    context = new InMemoryProvider().open("mem0");
+    before = provider.liveObjects();
+    context = provider.open("mem0");
   }
 
   @AfterEach
   void closeAndCheck() {
     context.close();
-    assertThat(InMemoryProvider.liveObjects()).isEqualTo(before);
+    assertThat(provider.liveObjects()).isEqualTo(before);
+  }
+
+  @Test
+  void privateFabricsSeeNeitherEachOthersObjectsNorListeners() {
+    InMemoryProvider other = InMemoryProvider.create("mem0");
+    Map<String, Integer> shared = new InMemoryProvider().liveObjects();
+    assertThat(before).as("a fresh private fabric").isEmpty();
+    assertThat(provider.liveObjects()).containsEntry("context", 1);
+    assertThat(other.liveObjects()).as("another private fabric's counts").isEmpty();
+    assertThat(new InMemoryProvider().liveObjects()).as("the process-wide fabric's counts").isEqualTo(shared);
+
+    InetSocketAddress any = new InetSocketAddress(InetAddress.getLoopbackAddress(), 0);
+    EndpointOptions options = new EndpointOptions(4, 4, 0, new byte[0]);
+    try (Listener l = provider.connections().listen(any, options);
+         Listener samePort = other.connections().listen(l.boundAddress(), options)) {
+      assertThat(samePort.boundAddress().getPort()).as("the same port is free on another fabric")
+          .isEqualTo(l.boundAddress().getPort());
+      samePort.close();
+      Endpoint stranger = other.connections().connect(l.boundAddress(), options, Duration.ofSeconds(5)).block();
+      try {
+        StepVerifier.create(stranger.establish())
+            .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(ConnectionException.class)
+                .satisfies(c -> assertThat(((ConnectionException) c).reason())
+                    .isEqualTo(ConnectionException.Reason.REFUSED)))
+            .verify(Duration.ofSeconds(5));
+      } finally {
+        stranger.close();
+      }
+      Endpoint local = provider.connections().connect(l.boundAddress(), options, Duration.ofSeconds(5)).block();
+      try {
+        StepVerifier.create(l.incoming().take(1).doOnNext(Endpoint::close))
+            .then(() -> local.establish().subscribe(v -> {}, e -> {}))
+            .expectNextCount(1)
+            .verifyComplete();
+      } finally {
+        local.close();
+      }
+    }
+    assertThat(other.liveObjects()).as("the other fabric after closing its endpoint and listener").isEmpty();
   }
 
   @Test
@@ -69,24 +115,13 @@ class InMemoryProviderTest {
     ProtectionDomain pd = context.allocateProtectionDomain();
     CompletionQueue cq = context.createCompletionQueue(8, null);
     QueuePair qp = pd.createQueuePair(QueuePairOptions.reliable(cq, 2));
-    Map<String, Integer> live = InMemoryProvider.liveObjects();
+    Map<String, Integer> live = provider.liveObjects();
     assertThat(live.get("pd")).isEqualTo(before.getOrDefault("pd", 0) + 1);
     assertThat(live.get("qp")).isEqualTo(before.getOrDefault("qp", 0) + 1);
     assertThat(live.get("context")).isEqualTo(before.getOrDefault("context", 0) + 1);
     qp.close();
     cq.close();
     pd.close();
-  }
-
-  @Test
-  void heapMemoryCannotBeRegistered() {
-    ProtectionDomain pd = context.allocateProtectionDomain();
-    try {
-      assertThatThrownBy(() -> pd.registerMemory(MemorySegment.ofArray(new byte[16]), Access.local()))
-          .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("heap");
-    } finally {
-      pd.close();
-    }
   }
 
   @Test
@@ -184,7 +219,7 @@ class InMemoryProviderTest {
         .isInstanceOf(NativeCallException.class)
         .satisfies(e -> assertThat(((NativeCallException) e).errno()).isEqualTo(NativeCallException.ENOENT));
     XrcDomain first = context.openXrcDomain(XrcDomainOptions.shared(file));
-    try (RdmaContext other = new InMemoryProvider().open("mem0")) {
+    try (RdmaContext other = provider.open("mem0")) {
       XrcDomain second = other.openXrcDomain(XrcDomainOptions.existing(file));
       QueuePair target = first.createReceiveQueuePair();
       QueuePair opened = second.openQueuePair(target.qpNumber());

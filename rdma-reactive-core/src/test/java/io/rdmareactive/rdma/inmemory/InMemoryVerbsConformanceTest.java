@@ -22,7 +22,7 @@ class InMemoryVerbsConformanceTest extends AbstractVerbsConformanceTest {
 
   @Override
   protected Map<String, Integer> liveResources() {
-    return InMemoryProvider.liveObjects();
+    return new InMemoryProvider().liveObjects();
   }
 
 }

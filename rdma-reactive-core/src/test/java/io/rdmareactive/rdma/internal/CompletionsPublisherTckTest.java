@@ -24,6 +24,6 @@ public class CompletionsPublisherTckTest extends AbstractCompletionsPublisherTck
 
   @Override
   protected Map<String, Integer> liveResources() {
-    return InMemoryProvider.liveObjects();
+    return new InMemoryProvider().liveObjects();
   }
 }

@@ -3,6 +3,7 @@ package io.rdmareactive.rdma.transport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.rdmareactive.rdma.conformance.LeakCheck;
 import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.MessageTooLargeException;
 import io.rdmareactive.rdma.RdmaDevices;
@@ -23,8 +24,8 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -40,7 +41,6 @@ public abstract class AbstractTransportConformanceTest {
 
   private final List<DisposableRdmaServer> servers = new ArrayList<>();
   private final List<RdmaConnection> clients = new ArrayList<>();
-  private Map<String, Integer> liveBefore = Map.of();
 
   /** The {@link RdmaOption#PROVIDER} value under test. */
   protected abstract String provider();
@@ -85,10 +85,8 @@ public abstract class AbstractTransportConformanceTest {
     return c;
   }
 
-  @BeforeEach
-  void snapshotLiveResources() {
-    liveBefore = liveResources();
-  }
+  @RegisterExtension
+  final LeakCheck leakCheck = LeakCheck.settling(this::liveResources, WAIT);
 
   @AfterEach
   void closeAndCheckNothingLeaked() {
@@ -99,12 +97,6 @@ public abstract class AbstractTransportConformanceTest {
     for (DisposableRdmaServer s : servers) {
       s.disposeNow(WAIT);
     }
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (!liveResources().equals(liveBefore) && System.nanoTime() < deadline) {
-      LockSupport.parkNanos(5_000_000);
-    }
-    assertThat(liveResources()).as("live verbs objects after the test (before: %s)", liveBefore)
-        .isEqualTo(liveBefore);
   }
 
   private static byte[] random(int size, long seed) {

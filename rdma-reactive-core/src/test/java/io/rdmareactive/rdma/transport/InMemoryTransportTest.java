@@ -22,6 +22,6 @@ class InMemoryTransportTest extends AbstractTransportConformanceTest {
 
   @Override
   protected Map<String, Integer> liveResources() {
-    return InMemoryProvider.liveObjects();
+    return new InMemoryProvider().liveObjects();
   }
 }

@@ -29,6 +29,6 @@ public class InboundPublisherTckTest extends AbstractInboundPublisherTckTest {
 
   @Override
   protected Map<String, Integer> liveResources() {
-    return InMemoryProvider.liveObjects();
+    return new InMemoryProvider().liveObjects();
   }
 }

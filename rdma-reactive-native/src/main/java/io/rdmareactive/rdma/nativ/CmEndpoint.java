@@ -7,7 +7,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.rdmareactive.rdma.NativeCallException;
 import io.rdmareactive.rdma.RdmaException;
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.spi.EndpointOptions;
 import io.rdmareactive.rdma.verbs.Access;
 import io.rdmareactive.rdma.verbs.WorkCompletion;
@@ -77,7 +77,6 @@ final class CmEndpoint extends AbstractRdmaResource {
     sendWc = arena.allocate(VerbsLayout.SIZEOF_WC, 8);
     recvWc = arena.allocate(VerbsLayout.SIZEOF_WC, 8);
     cqEventOut = arena.allocate(ADDRESS.byteSize() * 2, 8);
-    RdmaCm.LIVE.incrementAndGet();
     if (!this.id.get(ADDRESS, CmLayout.CM_ID_QP).equals(MemorySegment.NULL)) {
       cacheQueuePair();
     }
@@ -595,7 +594,6 @@ final class CmEndpoint extends AbstractRdmaResource {
     } catch (Throwable t) {
       throw new RdmaException("rdma_destroy_ep failed", t);
     }
-    RdmaCm.LIVE.decrementAndGet();
     arena.close();
   }
 

@@ -7,7 +7,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.NativeCallException;
 import io.rdmareactive.rdma.ResourceClosedException;
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
@@ -79,7 +79,6 @@ final class CmEventLoop extends AbstractRdmaResource {
     channel = ch.reinterpret(CmLayout.SIZEOF_EVENT_CHANNEL);
     channelFd = channel.get(JAVA_INT, CmLayout.EVENT_CHANNEL_FD);
     wakeFd = wfd;
-    RdmaCm.LIVE.incrementAndGet();
     RdmaCm.setNonBlocking(channelFd);
     thread = new Thread(this::run, "rdma-cm-" + THREADS.incrementAndGet());
     thread.setDaemon(true);
@@ -422,7 +421,6 @@ final class CmEventLoop extends AbstractRdmaResource {
     } catch (Throwable t) {
       throw RdmaCm.rethrow(t);
     }
-    RdmaCm.LIVE.decrementAndGet();
   }
 
   @Override

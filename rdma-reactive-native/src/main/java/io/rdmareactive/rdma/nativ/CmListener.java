@@ -5,7 +5,7 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import io.rdmareactive.rdma.NativeCallException;
 import io.rdmareactive.rdma.RdmaException;
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.TimeUnit;
@@ -29,7 +29,6 @@ final class CmListener extends AbstractRdmaResource {
     super("listener on " + address, null);
     this.id = id.reinterpret(CmLayout.SIZEOF_CM_ID);
     this.address = address;
-    RdmaCm.LIVE.incrementAndGet();
     try {
       channelFd = this.id.get(ADDRESS, CmLayout.CM_ID_CHANNEL).reinterpret(CmLayout.SIZEOF_EVENT_CHANNEL)
           .get(JAVA_INT, CmLayout.EVENT_CHANNEL_FD);
@@ -129,7 +128,6 @@ final class CmListener extends AbstractRdmaResource {
     } catch (Throwable t) {
       throw new RdmaException("rdma_destroy_ep failed", t);
     }
-    RdmaCm.LIVE.decrementAndGet();
   }
 
   @Override

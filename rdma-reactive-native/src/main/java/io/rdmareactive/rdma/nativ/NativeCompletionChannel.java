@@ -7,7 +7,7 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.rdmareactive.rdma.NativeCallException;
 import io.rdmareactive.rdma.ResourceClosedException;
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.CompletionChannel;
 import io.rdmareactive.rdma.verbs.CompletionQueue;
 import io.rdmareactive.rdma.verbs.RdmaContext;
@@ -165,19 +165,6 @@ final class NativeCompletionChannel extends AbstractRdmaResource implements Comp
     }
     cq.eventReceived();
     return cq;
-  }
-
-  /**
-   * Calls ibv_destroy_comp_channel directly, skipping the lease check, and returns its errno (0 on
-   * success). Exists to show that the native call itself refuses (EBUSY) while a CQ uses the channel.
-   */
-  synchronized int destroyBypassingLeases() {
-    ensureOpen();
-    int rc = Calls.status(context.verbs.destroyCompChannel, channel);
-    if (rc == 0) {
-      nativeDestroyed = true;
-    }
-    return Calls.errnoOf(rc);
   }
 
   /** Counts the caller in as a user of the fds; false once the channel is closing. */

@@ -4,7 +4,7 @@ import static io.rdmareactive.rdma.nativ.VerbsLayout.*;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.CompletionChannel;
 import io.rdmareactive.rdma.verbs.CompletionQueue;
 import io.rdmareactive.rdma.verbs.CompletionQueueOptions;

@@ -4,26 +4,15 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import io.rdmareactive.rdma.ConnectionException;
-import io.rdmareactive.rdma.NativeCallException;
-import io.rdmareactive.rdma.ResourceBusyException;
 import io.rdmareactive.rdma.ResourceClosedException;
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
-import io.rdmareactive.rdma.spi.CompletionChannelSource;
-import io.rdmareactive.rdma.spi.Endpoint;
+import io.rdmareactive.rdma.spi.AbstractEndpoint;
 import io.rdmareactive.rdma.spi.EndpointOptions;
-import io.rdmareactive.rdma.verbs.CompletionChannel;
-import io.rdmareactive.rdma.verbs.CompletionQueue;
-import io.rdmareactive.rdma.verbs.CompletionQueueOptions;
-import io.rdmareactive.rdma.verbs.ProtectionDomain;
-import io.rdmareactive.rdma.verbs.QueuePair;
-import io.rdmareactive.rdma.verbs.RdmaContext;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
-import reactor.core.publisher.Sinks;
 import reactor.util.Logger;
 import reactor.util.Loggers;
 
@@ -37,7 +26,7 @@ import reactor.util.Loggers;
  * <p>Closing: disconnect (or reject, for a request never accepted), then rdma_destroy_qp, the CQ,
  * the channel, the PD, rdma_destroy_id; the borrowed context is left open.
  */
-final class NativeConnectionEndpoint extends AbstractRdmaResource implements Endpoint {
+final class NativeConnectionEndpoint extends AbstractEndpoint {
   private static final Logger log = Loggers.getLogger(NativeConnectionEndpoint.class);
 
   private enum State { INIT, ESTABLISHING, ESTABLISHED, FAILED }
@@ -45,21 +34,6 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
   private final NativeConnectionProvider provider;
   private final CmEventLoop loop;
   private final CmEndpoint cm;
-  private final boolean activeSide;
-  private final InetSocketAddress address;
-  private final EndpointOptions options;
-  private final NativeContext context;
-  private final NativeProtectionDomain pd;
-  /** Null when the CQ is on a shared channel from the options' source. */
-  private final @Nullable NativeCompletionChannel channel;
-  /** The options' source's channel that the CQ is on, given back after the CQ is closed. */
-  private volatile @Nullable CompletionChannel sharedChannel;
-  private final NativeCompletionQueue cq;
-  private final NativeQueuePair qp;
-  private final Sinks.Empty<Void> onDisconnect = Sinks.empty();
-  private volatile byte[] remotePrivateData;
-  /** What a reject sends the initiator. */
-  private volatile byte[] rejectData = new byte[0];
   // guarded by this
   private State state = State.INIT;
   private @Nullable MonoSink<Void> establishing;
@@ -68,23 +42,13 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
   private boolean loopReleased;
 
   private NativeConnectionEndpoint(NativeConnectionProvider provider, CmEventLoop loop, CmEndpoint cm,
-      boolean activeSide, InetSocketAddress address, EndpointOptions options, byte[] remotePrivateData,
-      NativeContext context, NativeProtectionDomain pd, @Nullable NativeCompletionChannel channel, NativeCompletionQueue cq,
-      NativeQueuePair qp) {
+      boolean activeSide, InetSocketAddress address, EndpointOptions options, byte[] remotePrivateData, Parts parts) {
     super("native " + (activeSide ? "active endpoint to " : "passive endpoint on ") + address
-        + " (rdma_cm_id 0x" + Long.toHexString(cm.idAddress()) + ")", null);
+        + " (rdma_cm_id 0x" + Long.toHexString(cm.idAddress()) + ")", activeSide, address, options, remotePrivateData,
+        parts);
     this.provider = provider;
     this.loop = loop;
     this.cm = cm;
-    this.activeSide = activeSide;
-    this.address = address;
-    this.options = options;
-    this.remotePrivateData = remotePrivateData;
-    this.context = context;
-    this.pd = pd;
-    this.channel = channel;
-    this.cq = cq;
-    this.qp = qp;
   }
 
   /**
@@ -100,38 +64,18 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
           "no RDMA device serves " + address + " (the CM id has no device)", null);
     }
     NativeContext ctx = NativeContext.borrow(Verbs.get(), verbs);
-    NativeProtectionDomain p = null;
-    NativeCompletionChannel ch = null;
-    NativeCompletionQueue q = null;
-    CompletionChannel shared = null;
-    NativeQueuePair created = null;
+    Parts parts = createParts(ctx, ctx.deviceName(), options, (pd, cq) ->
+        createQueuePair(cm, (NativeProtectionDomain) pd, (NativeCompletionQueue) cq, options));
     try {
-      p = (NativeProtectionDomain) ctx.allocateProtectionDomain();
-      CompletionChannelSource source = options.channels();
-      if (source == null) {
-        ch = NativeCompletionChannel.create(ctx);
-      } else {
-        shared = source.acquire(ctx.deviceName());
-      }
-      q = NativeCompletionQueue.create(ctx, CompletionQueueOptions.of(options.completionQueueDepth())
-          .withChannel(ch != null ? ch : shared));
-      created = createQueuePair(cm, p, q, options);
       NativeConnectionEndpoint ep = new NativeConnectionEndpoint(provider, loop, cm, activeSide, address, options,
-          remotePrivateData, ctx, p, ch, q, created);
-      ep.sharedChannel = shared;
+          remotePrivateData, parts);
       cm.handler((id, event) -> ep.onCmEvent(event));
       return ep;
     } catch (RuntimeException | Error e) {
-      NativeConnectionProvider.closeQuietly(created);
-      NativeConnectionProvider.closeQuietly(q);
-      NativeConnectionProvider.closeQuietly(ch);
-      options.releaseChannel(shared);
-      NativeConnectionProvider.closeQuietly(p);
-      NativeConnectionProvider.closeQuietly(ctx);
+      parts.discard(options);
       throw e;
     }
   }
-
 
   /** rdma_create_qp on {@code pd} with {@code cq} for both queues: RC, selective signaling, in INIT. */
   private static NativeQueuePair createQueuePair(CmEndpoint cm, NativeProtectionDomain pd, NativeCompletionQueue cq,
@@ -196,31 +140,6 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
   }
 
   @Override
-  public RdmaContext context() {
-    return context;
-  }
-
-  @Override
-  public ProtectionDomain protectionDomain() {
-    return pd;
-  }
-
-  @Override
-  public QueuePair queuePair() {
-    return qp;
-  }
-
-  @Override
-  public CompletionQueue completionQueue() {
-    return cq;
-  }
-
-  @Override
-  public byte[] remotePrivateData() {
-    return remotePrivateData.clone();
-  }
-
-  @Override
   public Mono<Void> establish() {
     return Mono.create(sink -> {
       Throwable early = null;
@@ -269,7 +188,7 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
     switch (event.type()) {
       case ESTABLISHED -> {
         if (activeSide) {
-          remotePrivateData = event.privateData();
+          remotePrivateData(event.privateData());
         }
         MonoSink<Void> s;
         synchronized (this) {
@@ -285,7 +204,7 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
       }
       case REJECTED -> {
         if (activeSide) {
-          remotePrivateData = event.privateData(); // the listener's reason, when it gave one
+          remotePrivateData(event.privateData()); // the listener's reason, when it gave one
         }
         gone(activeSide
           ? new ConnectionException(ConnectionException.Reason.REFUSED, "connection to " + address
@@ -348,17 +267,6 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
   }
 
   @Override
-  public Mono<Void> onDisconnect() {
-    return onDisconnect.asMono();
-  }
-
-  @Override
-  public void reject(byte[] privateData) {
-    rejectData = privateData.clone();
-    close();
-  }
-
-  @Override
   public void disconnect() {
     boolean reject;
     synchronized (this) {
@@ -372,8 +280,8 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
     onDisconnect.tryEmitEmpty();
     try {
       if (reject) {
-        cm.reject(rejectData);
-        qp.toError(); // flushes receives posted before the accept that never came
+        cm.reject(rejectData());
+        queuePair().toError(); // flushes receives posted before the accept that never came
       } else {
         cm.disconnect(); // librdmacm moves the QP to ERROR first, then tells the peer
       }
@@ -381,7 +289,7 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
       // Not (or no longer) connected: the CM refuses, the QP still has to flush.
       log.debug("rdma-reactive: disconnecting " + this + ": " + e.getMessage());
       try {
-        qp.toError();
+        queuePair().toError();
       } catch (RuntimeException ignored) {
         // closed: nothing left to flush
       }
@@ -389,52 +297,18 @@ final class NativeConnectionEndpoint extends AbstractRdmaResource implements End
   }
 
   @Override
-  protected void release() {
-    checkNothingElseUses();
-    disconnect();
+  protected void abortEstablish() {
     failEstablish(new ResourceClosedException(this + " (closed while establishing)"));
-    // Children first; a failure (a CQ with a live stream, a PD with MRs) leaves this open, and a
-    // later close resumes where this one stopped.
-    qp.close();
-    cq.close();
-    if (channel != null) {
-      channel.close();
-    }
-    CompletionChannel shared = sharedChannel;
-    sharedChannel = null; // given back once, even when a later step fails and close is retried
-    options.releaseChannel(shared);
-    pd.close();
+  }
+
+  /** rdma_destroy_id, then the loop user this endpoint held. */
+  @Override
+  protected void releaseConnection() {
     cm.close();
-    context.close();
     if (!loopReleased) {
       loopReleased = true;
       provider.releaseLoop(loop);
     }
-  }
-
-  /**
-   * Fails with EBUSY before anything is freed while something besides the endpoint's own objects
-   * uses them: memory regions on the PD, a completion stream on the CQ, objects the caller made on
-   * the context.
-   */
-  private void checkNothingElseUses() {
-    int own = qp.isClosed() ? 0 : 1;
-    String busy = pd.dependants() > own ? pd.dependants() - own + " memory region(s) or other object(s) on its PD"
-        : cq.dependants() > own ? "a completion stream (or another lease) on its CQ"
-        : context.dependants() > openChildren() ? "objects created on its context" : null;
-    if (busy != null) {
-      throw new ResourceBusyException(closeFunction(), NativeCallException.EBUSY,
-          NativeCallException.describe(NativeCallException.EBUSY), this + " is still used: " + busy + "; close them first");
-    }
-  }
-
-  private int openChildren() {
-    return (pd.isClosed() ? 0 : 1) + (channel == null || channel.isClosed() ? 0 : 1) + (cq.isClosed() ? 0 : 1);
-  }
-
-  @Override
-  protected String closeFunction() {
-    return "rdma_destroy_ep";
   }
 
   private ConnectionException reset(String why) {

@@ -4,7 +4,7 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.NativeCallException;
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.spi.Endpoint;
 import io.rdmareactive.rdma.spi.EndpointOptions;
 import io.rdmareactive.rdma.spi.Listener;
@@ -90,9 +90,9 @@ final class NativeConnectionListener extends AbstractRdmaResource implements Lis
       return listener;
     } catch (Throwable t) {
       if (listener != null) {
-        NativeConnectionProvider.closeQuietly(listener); // closes the id, drops the loop user
+        closeQuietly(listener); // closes the id, drops the loop user
       } else {
-        NativeConnectionProvider.closeQuietly(id);
+        closeQuietly(id);
         provider.releaseLoop(loop);
       }
       throw RdmaCm.rethrow(t);
@@ -292,7 +292,7 @@ final class NativeConnectionListener extends AbstractRdmaResource implements Lis
           log.debug("rdma-reactive: rejecting a connect request to " + bound + ": " + e.getMessage());
         }
       }
-      NativeConnectionProvider.closeQuietly(cm);
+      closeQuietly(cm);
       if (heldLoop) {
         provider.releaseLoop(loop);
       }

@@ -1,6 +1,7 @@
 package io.rdmareactive.rdma.nativ;
 
 import io.rdmareactive.rdma.ConnectionException;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.spi.ConnectionProvider;
 import io.rdmareactive.rdma.verbs.CompletionChannel;
 import io.rdmareactive.rdma.spi.Endpoint;
@@ -85,7 +86,7 @@ final class NativeConnectionProvider implements ConnectionProvider {
         try {
           ep = NativeConnectionEndpoint.create(this, l, cm, true, address, options, new byte[0]);
         } catch (Throwable t) {
-          closeQuietly(cm);
+          AbstractRdmaResource.closeQuietly(cm);
           releaseLoop(l);
           sink.error(t);
           return;
@@ -167,16 +168,6 @@ final class NativeConnectionProvider implements ConnectionProvider {
     if (address.isUnresolved()) {
       throw new ConnectionException(ConnectionException.Reason.UNRESOLVED,
           "rdma_getaddrinfo failed: cannot resolve " + address.getHostString(), null);
-    }
-  }
-
-  static void closeQuietly(@Nullable AutoCloseable c) {
-    if (c != null) {
-      try {
-        c.close();
-      } catch (Exception e) {
-        log.debug("rdma-reactive: closing " + c + " while unwinding failed", e);
-      }
     }
   }
 }

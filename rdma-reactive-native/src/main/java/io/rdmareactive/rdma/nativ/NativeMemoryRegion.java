@@ -2,70 +2,28 @@ package io.rdmareactive.rdma.nativ;
 
 import static io.rdmareactive.rdma.nativ.VerbsLayout.*;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
-import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractMemoryRegion;
 import io.rdmareactive.rdma.verbs.Access;
-import io.rdmareactive.rdma.verbs.MemoryRegion;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
 
 /** Registered memory (ibv_reg_mr / ibv_dereg_mr). Keys are read once from struct ibv_mr. */
-final class NativeMemoryRegion extends AbstractRdmaResource implements MemoryRegion {
+final class NativeMemoryRegion extends AbstractMemoryRegion {
   private final NativeProtectionDomain pd;
   private final MemorySegment mr;
-  private final MemorySegment segment;
-  private final Set<Access> access;
-  private final long address;
-  private final long length;
-  private final int lkey;
-  private final int rkey;
 
+  /** {@code access} is checked and immutable (AbstractMemoryRegion.checkRegistration). */
   NativeMemoryRegion(NativeProtectionDomain pd, MemorySegment mr, MemorySegment segment, Set<Access> access) {
-    super("MemoryRegion[" + segment.byteSize() + " bytes at 0x" + Long.toHexString(segment.address()) + "]", pd);
+    super("MemoryRegion[" + segment.byteSize() + " bytes at 0x" + Long.toHexString(segment.address()) + "]", pd,
+        segment, access, key(mr, MR_LKEY), key(mr, MR_RKEY));
     this.pd = pd;
     this.mr = mr.reinterpret(SIZEOF_MR);
-    this.segment = segment;
-    this.access = access;
-    this.address = this.mr.get(JAVA_LONG, MR_ADDR);
-    this.length = this.mr.get(JAVA_LONG, MR_LENGTH);
-    this.lkey = this.mr.get(JAVA_INT, MR_LKEY);
-    this.rkey = this.mr.get(JAVA_INT, MR_RKEY);
   }
 
-  @Override
-  public MemorySegment segment() {
-    ensureOpen();
-    return segment;
-  }
-
-  @Override
-  public long address() {
-    ensureOpen();
-    return address;
-  }
-
-  @Override
-  public long length() {
-    ensureOpen();
-    return length;
-  }
-
-  @Override
-  public int localKey() {
-    ensureOpen();
-    return lkey;
-  }
-
-  @Override
-  public int remoteKey() {
-    ensureOpen();
-    return rkey;
-  }
-
-  @Override
-  public Set<Access> access() {
-    return access;
+  /** A key of struct ibv_mr, read before super() can keep the struct. */
+  static int key(MemorySegment mr, long offset) {
+    return mr.reinterpret(SIZEOF_MR).get(JAVA_INT, offset);
   }
 
   @Override

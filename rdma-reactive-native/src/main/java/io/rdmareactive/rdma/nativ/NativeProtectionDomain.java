@@ -1,10 +1,10 @@
 package io.rdmareactive.rdma.nativ;
 
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractProtectionDomain;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.Access;
 import io.rdmareactive.rdma.verbs.MemoryRegion;
 import io.rdmareactive.rdma.verbs.ParentDomain;
-import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import io.rdmareactive.rdma.verbs.QueuePair;
 import io.rdmareactive.rdma.verbs.QueuePairOptions;
 import io.rdmareactive.rdma.verbs.RdmaContext;
@@ -12,11 +12,10 @@ import io.rdmareactive.rdma.verbs.SharedReceiveQueue;
 import io.rdmareactive.rdma.verbs.SharedReceiveQueueOptions;
 import io.rdmareactive.rdma.verbs.ThreadDomain;
 import java.lang.foreign.MemorySegment;
-import java.util.EnumSet;
 import java.util.Set;
 
 /** A protection domain (ibv_alloc_pd); also the base of {@link NativeParentDomain}. */
-class NativeProtectionDomain extends AbstractRdmaResource implements ProtectionDomain, NativeContextBound {
+class NativeProtectionDomain extends AbstractProtectionDomain implements NativeContextBound {
   final NativeContext context;
   final MemorySegment pd;
 
@@ -37,19 +36,11 @@ class NativeProtectionDomain extends AbstractRdmaResource implements ProtectionD
   }
 
   @Override
-  public MemoryRegion registerMemory(MemorySegment segment, Set<Access> access) {
-    ensureOpen();
-    if (!segment.isNative()) {
-      throw new IllegalArgumentException("only native memory can be registered (heap segments move with the GC); "
-          + "allocate it from an Arena, got " + segment);
-    }
-    if (!segment.scope().isAlive()) {
-      throw new IllegalArgumentException("the segment's arena is already closed: " + segment);
-    }
+  protected MemoryRegion register(MemorySegment segment, Set<Access> access) {
     int mask = Access.mask(access);
     MemorySegment mr = Calls.create("ibv_reg_mr", context.verbs.regMr, pd, segment, segment.byteSize(), mask);
     try {
-      return new NativeMemoryRegion(this, mr, segment, access.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(access)));
+      return new NativeMemoryRegion(this, mr, segment, access);
     } catch (RuntimeException | Error e) {
       Calls.status(context.verbs.deregMr, mr);
       throw e;
@@ -57,19 +48,17 @@ class NativeProtectionDomain extends AbstractRdmaResource implements ProtectionD
   }
 
   @Override
-  public QueuePair createQueuePair(QueuePairOptions options) {
-    ensureOpen();
+  protected QueuePair newQueuePair(QueuePairOptions options) {
     return NativeQueuePair.create(this, options);
   }
 
   @Override
-  public SharedReceiveQueue createSharedReceiveQueue(SharedReceiveQueueOptions options) {
-    ensureOpen();
+  protected SharedReceiveQueue newSharedReceiveQueue(SharedReceiveQueueOptions options) {
     return NativeSharedReceiveQueue.create(this, options);
   }
 
   @Override
-  public ParentDomain allocateParentDomain(ThreadDomain threadDomain) {
+  protected ParentDomain newParentDomain(ThreadDomain threadDomain) {
     if (!(threadDomain instanceof NativeThreadDomain td)) {
       throw new IllegalArgumentException("thread domain " + threadDomain + " is not a native one");
     }

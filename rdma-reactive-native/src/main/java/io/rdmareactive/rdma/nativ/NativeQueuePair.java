@@ -9,7 +9,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT;
 
 import io.rdmareactive.rdma.MessageTooLargeException;
 import io.rdmareactive.rdma.NativeCallException;
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.Access;
 import io.rdmareactive.rdma.verbs.CompletionQueue;
 import io.rdmareactive.rdma.verbs.PortAttributes;

@@ -4,7 +4,7 @@ import static io.rdmareactive.rdma.nativ.VerbsLayout.*;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.ReceiveRequest;
 import io.rdmareactive.rdma.verbs.SharedReceiveQueue;
 import io.rdmareactive.rdma.verbs.SharedReceiveQueueOptions;

@@ -2,7 +2,7 @@ package io.rdmareactive.rdma.nativ;
 
 import static io.rdmareactive.rdma.nativ.VerbsLayout.*;
 
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.RdmaContext;
 import io.rdmareactive.rdma.verbs.ThreadDomain;
 import java.lang.foreign.Arena;

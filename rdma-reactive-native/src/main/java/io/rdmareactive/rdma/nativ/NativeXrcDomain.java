@@ -3,7 +3,7 @@ package io.rdmareactive.rdma.nativ;
 import static io.rdmareactive.rdma.nativ.VerbsLayout.*;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 
-import io.rdmareactive.rdma.internal.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.CompletionQueue;
 import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import io.rdmareactive.rdma.verbs.QueuePair;

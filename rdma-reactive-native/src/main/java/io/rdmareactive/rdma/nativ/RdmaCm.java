@@ -18,7 +18,6 @@ import java.lang.foreign.SymbolLookup;
 import java.lang.invoke.MethodHandle;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * librdmacm downcalls (plus the libibverbs and libc calls the CM helpers need), and the inline
@@ -26,9 +25,6 @@ import java.util.concurrent.atomic.AtomicInteger;
  * verbs.h does. Calls that report errors as -1 with errno take {@link Native#callState()} first.
  */
 final class RdmaCm {
-  /** Live native CM objects (ids and event channels) created through this binding, for leak checks. */
-  static final AtomicInteger LIVE = new AtomicInteger();
-
   private RdmaCm() {}
 
   /** Loaded on first use, so that a host without librdmacm fails only when the CM is used. */

@@ -3,6 +3,7 @@ package io.rdmareactive.rdma.nativ;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.rdmareactive.rdma.conformance.TestSettings;
 import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.ResourceBusyException;
 import io.rdmareactive.rdma.ResourceClosedException;
@@ -37,7 +38,7 @@ import org.junit.jupiter.api.Test;
  */
 @Tag("native")
 class CmEndpointTest {
-  private static final String ADDRESS = System.getenv().getOrDefault("RDMA_TEST_ADDRESS", "10.0.0.1");
+  private static final String ADDRESS = TestSettings.testAddress();
   private static final long WAIT_MILLIS = 30_000;
 
   private ExecutorService executor;
@@ -55,7 +56,7 @@ class CmEndpointTest {
   void everythingDestroyed() throws Exception {
     executor.shutdownNow();
     // (e) no CM id, listener or event channel of this binding is left, in Java or in the kernel.
-    assertThat(RdmaCm.LIVE.get()).as("live rdma_cm ids / event channels").isZero();
+    assertThat(KernelResources.cmEventChannels()).as("open rdma_cm event channels").isZero();
     assertThat(kernelCmIdsOfThisProcess()).as("kernel cm_ids of this JVM").isEmpty();
   }
 

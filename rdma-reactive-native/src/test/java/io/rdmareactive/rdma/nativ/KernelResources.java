@@ -37,6 +37,24 @@ final class KernelResources {
   }
 
   /**
+   * This JVM's open RDMA CM event channels: its descriptors on {@code /dev/infiniband/rdma_cm}
+   * (rdma_create_event_channel opens one each; CM ids are counted by {@link #live()} as cm_id).
+   */
+  static int cmEventChannels() {
+    try (var fds = Files.list(Path.of("/proc/self/fd"))) {
+      return (int) fds.filter(fd -> {
+        try {
+          return Files.readSymbolicLink(fd).toString().equals("/dev/infiniband/rdma_cm");
+        } catch (IOException e) {
+          return false; // closed while listing (the listing's own descriptor, say)
+        }
+      }).count();
+    } catch (IOException e) {
+      throw new AssertionError("cannot list /proc/self/fd", e);
+    }
+  }
+
+  /**
    * Lines of {@code rdma resource show <kind>} created by this JVM. The kernel records the creating
    * thread (its tid): a line is ours when that thread is one of ours, or has ended (an ended
    * process has its resources destroyed, so an ended tid with live resources was a thread of ours).

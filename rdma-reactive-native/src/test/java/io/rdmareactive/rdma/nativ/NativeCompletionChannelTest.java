@@ -3,6 +3,7 @@ package io.rdmareactive.rdma.nativ;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.rdmareactive.rdma.conformance.LeakCheck;
 import io.rdmareactive.rdma.ResourceClosedException;
 import io.rdmareactive.rdma.conformance.Loopback;
 import io.rdmareactive.rdma.verbs.CompletionChannel;
@@ -20,13 +21,15 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.test.StepVerifier;
 
 /** Wakeups and closing under a waiter, on a real device's completion channel. */
 @Tag("native")
-@ExtendWith(KernelLeakCheck.class)
 class NativeCompletionChannelTest {
+  @RegisterExtension
+  final LeakCheck leakCheck = NativeTestSupport.strictLeakCheck();
+
   private static final Duration LONG = Duration.ofSeconds(30);
   private RdmaContext ctx;
 

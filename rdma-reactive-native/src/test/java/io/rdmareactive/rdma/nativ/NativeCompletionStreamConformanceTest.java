@@ -2,6 +2,7 @@ package io.rdmareactive.rdma.nativ;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rdmareactive.rdma.conformance.TestSettings;
 import io.rdmareactive.rdma.conformance.AbstractCompletionStreamConformanceTest;
 import io.rdmareactive.rdma.conformance.Loopback;
 import io.rdmareactive.rdma.internal.CompletionStreams;
@@ -82,7 +83,7 @@ class NativeCompletionStreamConformanceTest extends AbstractCompletionStreamConf
   @Test
   void aSlowSubscriberLosesNoCompletionAndIsNeverOverrun() {
     int total = slowSubscriberCount();
-    boolean pace = !"false".equals(System.getProperty("rdma.test.pace"));
+    boolean pace = TestSettings.pace();
     List<AsyncEvent> events = new CopyOnWriteArrayList<>();
     Disposable watch = context.asyncEvents().subscribe(events::add);
     try (Loopback l = new Loopback(context, gidIndex(), 1024, true)) {

@@ -3,6 +3,7 @@ package io.rdmareactive.rdma.nativ;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.rdmareactive.rdma.conformance.TestSettings;
 import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.spi.ConnectionProvider;
 import io.rdmareactive.rdma.spi.Endpoint;
@@ -40,12 +41,12 @@ import reactor.test.StepVerifier;
  */
 @Tag("native")
 class NativeConnectionProviderTest {
-  static final String HOST = System.getenv().getOrDefault("RDMA_TEST_ADDRESS", "10.0.0.1");
+  static final String HOST = TestSettings.testAddress();
   private static final Duration WAIT = Duration.ofSeconds(30);
 
   private final ConnectionProvider cp = new NativeProvider().connections();
   private Map<String, Integer> before = Map.of();
-  private int cmLiveBefore;
+  private int channelsBefore;
 
   /** librdmacm opens a device's context on first use and keeps it for the process: open it before counting. */
   @BeforeAll
@@ -63,19 +64,19 @@ class NativeConnectionProviderTest {
   void snapshot() {
     NativeTestSupport.deviceName(); // skips, saying why, where there is no device
     before = KernelResources.live();
-    cmLiveBefore = RdmaCm.LIVE.get();
+    channelsBefore = KernelResources.cmEventChannels();
   }
 
   @AfterEach
   void everythingFreed() {
     // The event loop closes on its own thread once idle: give it a moment.
     long deadline = System.nanoTime() + WAIT.toNanos();
-    while ((RdmaCm.LIVE.get() != cmLiveBefore || !KernelResources.live().equals(before))
+    while ((KernelResources.cmEventChannels() != channelsBefore || !KernelResources.live().equals(before))
         && System.nanoTime() < deadline) {
       LockSupport.parkNanos(50_000_000);
     }
-    assertThat(RdmaCm.LIVE.get()).as("live rdma_cm ids and event channels (the loop's included)")
-        .isEqualTo(cmLiveBefore);
+    assertThat(KernelResources.cmEventChannels()).as("open rdma_cm event channels (the loop's included)")
+        .isEqualTo(channelsBefore);
     assertThat(KernelResources.live()).as("kernel objects of this JVM").isEqualTo(before);
   }
 

@@ -2,6 +2,7 @@ package io.rdmareactive.rdma.nativ;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rdmareactive.rdma.conformance.LeakCheck;
 import io.rdmareactive.rdma.transport.DisposableRdmaServer;
 import io.rdmareactive.rdma.transport.RdmaClient;
 import io.rdmareactive.rdma.transport.RdmaConnection;
@@ -15,7 +16,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -29,8 +30,10 @@ import reactor.test.StepVerifier;
  * a warm JIT). Soft-RoCE VM (rxe0, 10.0.0.1).
  */
 @Tag("native")
-@ExtendWith(NoKernelObjectsLeft.class)
 class NativeLongSequenceTest {
+  @RegisterExtension
+  final LeakCheck leakCheck = NativeTestSupport.settlingLeakCheck();
+
   private static final String HOST = NativeConnectionProviderTest.HOST;
   private static final int MESSAGES = 100_000;
   private static final Duration BUDGET = Duration.ofMinutes(4);

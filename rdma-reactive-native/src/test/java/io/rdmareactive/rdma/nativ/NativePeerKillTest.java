@@ -2,6 +2,7 @@ package io.rdmareactive.rdma.nativ;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rdmareactive.rdma.conformance.LeakCheck;
 import io.rdmareactive.rdma.transport.DisposableRdmaServer;
 import io.rdmareactive.rdma.transport.RdmaClient;
 import io.rdmareactive.rdma.transport.RdmaConnection;
@@ -24,7 +25,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
@@ -39,8 +40,10 @@ import reactor.test.StepVerifier;
  * RC retries end in an error completion). Soft-RoCE VM (rxe0, 10.0.0.1).
  */
 @Tag("native")
-@ExtendWith(NoKernelObjectsLeft.class)
 class NativePeerKillTest {
+  @RegisterExtension
+  final LeakCheck leakCheck = NativeTestSupport.settlingLeakCheck();
+
   private static final String HOST = NativeConnectionProviderTest.HOST;
   private static final Duration WAIT = Duration.ofSeconds(30);
   /** A JVM starting under TCG takes a while. */
@@ -58,7 +61,7 @@ class NativePeerKillTest {
     NativeConnectionProviderTest.openCmDeviceContext();
   }
 
-  /** Before NoKernelObjectsLeft looks: a dead peer's objects count as ours until the kernel frees them. */
+  /** Before the leak check looks: a dead peer's objects count as ours until the kernel frees them. */
   @AfterEach
   void killThePeer() throws InterruptedException {
     if (peer != null && peer.isAlive()) {

@@ -2,6 +2,7 @@ package io.rdmareactive.rdma.nativ;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rdmareactive.rdma.conformance.LeakCheck;
 import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.transport.DisposableRdmaServer;
 import io.rdmareactive.rdma.transport.RdmaClient;
@@ -18,7 +19,7 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.test.StepVerifier;
@@ -30,8 +31,10 @@ import reactor.test.StepVerifier;
  * 10.0.0.1; RDMA_TEST_ADDRESS overrides), port 7471, the programs' default.
  */
 @Tag("native")
-@ExtendWith(NoKernelObjectsLeft.class)
 class NativeRawInteropTest {
+  @RegisterExtension
+  final LeakCheck leakCheck = NativeTestSupport.settlingLeakCheck();
+
   private static final String HOST = NativeConnectionProviderTest.HOST;
   private static final int PORT = 7471;
   private static final Duration WAIT = Duration.ofSeconds(30);

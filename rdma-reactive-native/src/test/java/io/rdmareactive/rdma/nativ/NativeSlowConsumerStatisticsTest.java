@@ -2,6 +2,7 @@ package io.rdmareactive.rdma.nativ;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rdmareactive.rdma.conformance.LeakCheck;
 import io.rdmareactive.rdma.transport.DisposableRdmaServer;
 import io.rdmareactive.rdma.transport.RdmaClient;
 import io.rdmareactive.rdma.transport.RdmaConnection;
@@ -25,7 +26,7 @@ import java.util.regex.Pattern;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.ExtendWith;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
@@ -39,8 +40,10 @@ import reactor.test.StepVerifier;
  * the counters are the whole device's, so nothing else may use it meanwhile.
  */
 @Tag("native")
-@ExtendWith(NoKernelObjectsLeft.class)
 class NativeSlowConsumerStatisticsTest {
+  @RegisterExtension
+  final LeakCheck leakCheck = NativeTestSupport.settlingLeakCheck();
+
   private static final String HOST = NativeConnectionProviderTest.HOST;
   private static final Duration WAIT = Duration.ofSeconds(60);
   /** rxe's receiver-not-ready counters. */

@@ -2,6 +2,8 @@ package io.rdmareactive.rdma.nativ;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.rdmareactive.rdma.conformance.LeakCheck;
+import io.rdmareactive.rdma.conformance.TestSettings;
 import io.rdmareactive.rdma.NativeCallException;
 import io.rdmareactive.rdma.spi.RdmaProvider;
 import io.rdmareactive.rdma.verbs.CompletionQueue;
@@ -13,18 +15,30 @@ import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Assumptions;
 
-/** Shared helpers of the device tests. */
+/**
+ * The native provider's fixture: the device under test, the leak checks on the kernel's view of
+ * this JVM's verbs objects ({@link KernelResources}), and helpers of the device tests.
+ */
 final class NativeTestSupport {
   static final Duration TIMEOUT = Duration.ofSeconds(20); // the Soft-RoCE VM runs under TCG: slow
 
   private NativeTestSupport() {}
 
+  /** The kernel's counts of this JVM's verbs objects, the same after each test as before it. */
+  static LeakCheck strictLeakCheck() {
+    return LeakCheck.strict(KernelResources::live);
+  }
+
+  /** No kind of this JVM's kernel objects above its count before, within a minute (connections close asynchronously). */
+  static LeakCheck settlingLeakCheck() {
+    return LeakCheck.settling(KernelResources::live, Duration.ofSeconds(60));
+  }
+
   /** The device under test: $RDMA_DEVICE, else the first one listed. */
   static String deviceName() {
     List<RdmaProvider.DeviceInfo> devices = new NativeProvider().devices();
     Assumptions.assumeFalse(devices.isEmpty(), "no RDMA device on this host (run in scripts/softroce-vm)");
-    String wanted = System.getenv("RDMA_DEVICE");
-    return wanted != null && !wanted.isBlank() ? wanted : devices.getFirst().name();
+    return TestSettings.device().orElse(devices.getFirst().name());
   }
 
   static RdmaContext open() {

@@ -1,5 +1,6 @@
 package io.rdmareactive.rdma.nativ;
 
+import io.rdmareactive.rdma.conformance.TestSettings;
 import io.rdmareactive.rdma.transport.AbstractTransportConformanceTest;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
@@ -53,6 +54,6 @@ class NativeTransportTest extends AbstractTransportConformanceTest {
   /** 1,000 connections (both ends in this JVM, 2,000 QPs on rxe0); RDMA_SCALE_CONNECTIONS overrides. */
   @Override
   protected int scaleConnections() {
-    return Integer.parseInt(System.getenv().getOrDefault("RDMA_SCALE_CONNECTIONS", "1000"));
+    return TestSettings.scaleConnections();
   }
 }

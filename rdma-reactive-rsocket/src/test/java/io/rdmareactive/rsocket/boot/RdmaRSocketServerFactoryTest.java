@@ -26,7 +26,7 @@ class RdmaRSocketServerFactoryTest {
 
   @Test
   void servesOverRdmaWithBootsCustomizersAndStopsFreeingEverything() {
-    Map<String, Integer> before = InMemoryProvider.liveObjects();
+    Map<String, Integer> before = new InMemoryProvider().liveObjects();
     AtomicInteger customized = new AtomicInteger();
     RdmaRSocketServerFactory factory = new RdmaRSocketServerFactory(
         RdmaServer.create().host("127.0.0.1").port(0).option(RdmaOption.PROVIDER, InMemoryProvider.NAME));
@@ -60,9 +60,9 @@ class RdmaRSocketServerFactoryTest {
       server.stop();
     }
     long deadline = System.nanoTime() + WAIT.toNanos();
-    while (!InMemoryProvider.liveObjects().equals(before) && System.nanoTime() < deadline) {
+    while (!new InMemoryProvider().liveObjects().equals(before) && System.nanoTime() < deadline) {
       LockSupport.parkNanos(5_000_000);
     }
-    assertThat(InMemoryProvider.liveObjects()).isEqualTo(before);
+    assertThat(new InMemoryProvider().liveObjects()).isEqualTo(before);
   }
 }

@@ -1,16 +1,18 @@
-package io.rdmareactive.rdma.internal;
+package io.rdmareactive.rdma.spi;
 
 import io.rdmareactive.rdma.NativeCallException;
 import io.rdmareactive.rdma.ResourceBusyException;
 import io.rdmareactive.rdma.ResourceClosedException;
 import io.rdmareactive.rdma.verbs.RdmaResource;
 import org.jspecify.annotations.Nullable;
+import reactor.util.Loggers;
 
 /**
- * Bookkeeping every provider's verbs objects share: idempotent close, use-after-close checks,
- * and a count of dependants (children such as a PD's MRs, or leases such as a running completion
+ * The base of every provider's verbs objects: idempotent close, use-after-close checks, and a
+ * count of dependants (children such as a PD's MRs, or leases such as a running completion
  * stream) that makes closing a still-used object fail with {@link ResourceBusyException} before
- * any native call, so Java never frees memory that something else still uses.
+ * any native call, so Java never frees memory that something else still uses. A subclass frees
+ * its object in {@link #release()}, after its children are gone.
  */
 public abstract class AbstractRdmaResource implements RdmaResource {
   private final String description;
@@ -90,6 +92,18 @@ public abstract class AbstractRdmaResource implements RdmaResource {
 
   /** The C function that releases this object, named in errors (e.g. {@code ibv_dealloc_pd}). */
   protected abstract String closeFunction();
+
+  /** Closes {@code c} (if any) while unwinding a failed construction; a failure to close is dropped. */
+  public static void closeQuietly(@Nullable AutoCloseable c) {
+    if (c != null) {
+      try {
+        c.close();
+      } catch (Exception e) {
+        // best effort: the construction's own failure is what the caller reports
+        Loggers.getLogger(AbstractRdmaResource.class).debug("rdma-reactive: closing " + c + " while unwinding failed", e);
+      }
+    }
+  }
 
   @Override
   public String toString() {

@@ -1,0 +1,213 @@
+package io.rdmareactive.rdma.spi;
+
+import io.rdmareactive.rdma.NativeCallException;
+import io.rdmareactive.rdma.ResourceBusyException;
+import io.rdmareactive.rdma.verbs.CompletionChannel;
+import io.rdmareactive.rdma.verbs.CompletionQueue;
+import io.rdmareactive.rdma.verbs.ProtectionDomain;
+import io.rdmareactive.rdma.verbs.QueuePair;
+import io.rdmareactive.rdma.verbs.RdmaContext;
+import java.net.InetSocketAddress;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+
+/**
+ * What every provider's {@link Endpoint} shares: its verbs objects, made by {@link #createParts}
+ * in one order and freed by {@link #release()} in the reverse one; the check that nothing else
+ * uses them before anything is freed; the handshake's private data; and {@link #onDisconnect()}.
+ * A provider supplies the queue pair's creation, {@link #establish()}, {@link #disconnect()} and
+ * the connection id ({@link #releaseConnection()}).
+ */
+public abstract class AbstractEndpoint extends AbstractRdmaResource implements Endpoint {
+  /** Whether this side initiated (rdma_connect) rather than answered a request (rdma_accept). */
+  protected final boolean activeSide;
+  /** The peer's address (active side), or the listener's (passive side). */
+  protected final InetSocketAddress address;
+  protected final EndpointOptions options;
+  /** Completes when the connection is gone; see {@link Endpoint#onDisconnect()}. */
+  protected final Sinks.Empty<Void> onDisconnect = Sinks.empty();
+  private final Parts parts;
+  /** The CQ's leases that its own QP holds (one per work queue it completes). */
+  private final int ownCqLeases;
+  /** The options' source's channel that the CQ is on, given back after the CQ is closed. */
+  private volatile @Nullable CompletionChannel sharedChannel;
+  private volatile byte[] remotePrivateData;
+  private volatile byte[] rejectData = new byte[0];
+
+  /** Takes over {@code parts}; the caller closes them ({@link Parts#discard}) if this throws. */
+  protected AbstractEndpoint(String description, boolean activeSide, InetSocketAddress address,
+      EndpointOptions options, byte[] remotePrivateData, Parts parts) {
+    super(description, null);
+    this.activeSide = activeSide;
+    this.address = address;
+    this.options = options;
+    this.remotePrivateData = remotePrivateData;
+    this.parts = parts;
+    this.sharedChannel = parts.sharedChannel();
+    this.ownCqLeases = dependantsOf(parts.cq());
+  }
+
+  /** Creates a connection's queue pair, on the endpoint's PD with its CQ for both work queues, in INIT. */
+  @FunctionalInterface
+  protected interface QueuePairFactory {
+    QueuePair create(ProtectionDomain pd, CompletionQueue cq);
+  }
+
+  /**
+   * An endpoint's verbs objects.
+   *
+   * @param channel the endpoint's own channel; null when the CQ is on {@code sharedChannel}
+   * @param sharedChannel the channel from the options' source; null when the endpoint has its own
+   */
+  protected record Parts(RdmaContext context, ProtectionDomain pd, @Nullable CompletionChannel channel,
+      @Nullable CompletionChannel sharedChannel, CompletionQueue cq, QueuePair qp) {
+    /** Frees these objects when the endpoint that was to own them could not be made. */
+    public void discard(EndpointOptions options) {
+      unwind(context, pd, channel, sharedChannel, cq, qp, options);
+    }
+  }
+
+  /**
+   * Makes an endpoint's objects on {@code context}, which it takes over (a failure closes it too):
+   * a PD, a completion channel of its own or one from the options' source for {@code deviceName},
+   * one CQ for both work queues, and the QP that {@code queuePairs} makes on them.
+   */
+  protected static Parts createParts(RdmaContext context, String deviceName, EndpointOptions options,
+      QueuePairFactory queuePairs) {
+    ProtectionDomain pd = null;
+    CompletionChannel channel = null;
+    CompletionChannel shared = null;
+    CompletionQueue cq = null;
+    try {
+      pd = context.allocateProtectionDomain();
+      CompletionChannelSource source = options.channels();
+      if (source == null) {
+        channel = context.createCompletionChannel();
+      } else {
+        shared = source.acquire(deviceName);
+      }
+      cq = context.createCompletionQueue(options.completionQueueDepth(), channel != null ? channel : shared);
+      return new Parts(context, pd, channel, shared, cq, queuePairs.create(pd, cq));
+    } catch (RuntimeException | Error e) {
+      unwind(context, pd, channel, shared, cq, null, options);
+      throw e;
+    }
+  }
+
+  private static void unwind(RdmaContext context, @Nullable ProtectionDomain pd, @Nullable CompletionChannel channel,
+      @Nullable CompletionChannel shared, @Nullable CompletionQueue cq, @Nullable QueuePair qp,
+      EndpointOptions options) {
+    closeQuietly(qp);
+    closeQuietly(cq);
+    closeQuietly(channel);
+    options.releaseChannel(shared);
+    closeQuietly(pd);
+    closeQuietly(context);
+  }
+
+  @Override
+  public final RdmaContext context() {
+    return parts.context();
+  }
+
+  @Override
+  public final ProtectionDomain protectionDomain() {
+    return parts.pd();
+  }
+
+  @Override
+  public final QueuePair queuePair() {
+    return parts.qp();
+  }
+
+  @Override
+  public final CompletionQueue completionQueue() {
+    return parts.cq();
+  }
+
+  @Override
+  public final byte[] remotePrivateData() {
+    return remotePrivateData.clone();
+  }
+
+  /** Records the peer's private data (an accept's or a reject's), as {@link #remotePrivateData()} returns it. */
+  protected final void remotePrivateData(byte[] data) {
+    remotePrivateData = data;
+  }
+
+  /** What a reject sends the initiator: empty, unless {@link #reject} gave some. */
+  protected final byte[] rejectData() {
+    return rejectData;
+  }
+
+  @Override
+  public final void reject(byte[] privateData) {
+    rejectData = privateData.clone();
+    close();
+  }
+
+  @Override
+  public final Mono<Void> onDisconnect() {
+    return onDisconnect.asMono();
+  }
+
+  /**
+   * Fails with EBUSY before anything is freed while something besides the endpoint's own objects
+   * uses them; then disconnects and frees children first. A failure part-way (say, a CQ whose
+   * stream is still running) leaves this open, and a later close resumes where this one stopped.
+   */
+  @Override
+  protected final void release() {
+    checkNothingElseUses();
+    disconnect();
+    abortEstablish();
+    parts.qp().close();
+    parts.cq().close();
+    if (parts.channel() != null) {
+      parts.channel().close();
+    }
+    CompletionChannel shared = sharedChannel;
+    sharedChannel = null; // given back once, even when a later step fails and close is retried
+    options.releaseChannel(shared);
+    parts.pd().close();
+    releaseConnection();
+    parts.context().close();
+  }
+
+  /** Fails an {@link #establish()} still pending, as this endpoint closes; nothing by default. */
+  protected void abortEstablish() {}
+
+  /** Frees what the provider holds for the connection (the CM id), after the PD and before the context. */
+  protected abstract void releaseConnection();
+
+  @Override
+  protected final String closeFunction() {
+    return "rdma_destroy_ep";
+  }
+
+  private void checkNothingElseUses() {
+    boolean qpOpen = !parts.qp().isClosed();
+    int ownPd = qpOpen ? 1 : 0;
+    int ownCq = qpOpen ? ownCqLeases : 0;
+    int pdUsers = dependantsOf(parts.pd());
+    String busy = pdUsers > ownPd ? pdUsers - ownPd + " memory region(s) or other object(s) on its PD"
+        : dependantsOf(parts.cq()) > ownCq ? "a completion stream (or another lease) on its CQ"
+        : dependantsOf(parts.context()) > openChildren() ? "objects created on its context" : null;
+    if (busy != null) {
+      throw new ResourceBusyException(closeFunction(), NativeCallException.EBUSY,
+          NativeCallException.describe(NativeCallException.EBUSY), this + " is still used: " + busy
+              + "; close them first");
+    }
+  }
+
+  private int openChildren() {
+    CompletionChannel channel = parts.channel();
+    return (parts.pd().isClosed() ? 0 : 1) + (channel == null || channel.isClosed() ? 0 : 1)
+        + (parts.cq().isClosed() ? 0 : 1);
+  }
+
+  private static int dependantsOf(Object resource) {
+    return resource instanceof AbstractRdmaResource r ? r.dependants() : 0;
+  }
+}

@@ -1,0 +1,40 @@
+package io.rdmareactive.rdma.conformance;
+
+import java.util.Optional;
+
+/**
+ * The one place the suites read their settings from the environment (scripts/softroce-vm and
+ * scripts/test-all set them), so that each has one name, one default and one description.
+ */
+public final class TestSettings {
+  private TestSettings() {}
+
+  /** {@code RDMA_TEST_ADDRESS}: the address of the RDMA interface tests listen and connect on (the VM's rxe0). */
+  public static String testAddress() {
+    return env("RDMA_TEST_ADDRESS").orElse("10.0.0.1");
+  }
+
+  /** {@code RDMA_DEVICE}: the device under test; empty: the first one the provider lists. */
+  public static Optional<String> device() {
+    return env("RDMA_DEVICE");
+  }
+
+  /** {@code RDMA_VM=1}: running inside scripts/softroce-vm, whose rxe link may be taken down by a test. */
+  public static boolean inSoftRoceVm() {
+    return "1".equals(System.getenv("RDMA_VM"));
+  }
+
+  /** {@code RDMA_SCALE_CONNECTIONS}: how many connections the scale tests open (default 1000). */
+  public static int scaleConnections() {
+    return Integer.parseInt(env("RDMA_SCALE_CONNECTIONS").orElse("1000"));
+  }
+
+  /** System property {@code rdma.test.pace} (default true): whether stream tests pace their producers. */
+  public static boolean pace() {
+    return !"false".equals(System.getProperty("rdma.test.pace"));
+  }
+
+  private static Optional<String> env(String name) {
+    return Optional.ofNullable(System.getenv(name)).filter(v -> !v.isBlank());
+  }
+}

@@ -781,6 +781,12 @@ public abstract class AbstractTransportConformanceTest {
     try (RoguePeer rogue = RoguePeer.connect(connections(), new InetSocketAddress(host(), server.port()), 8, WAIT)) {
       // Misbehave once the victim's handler reads: its receive() then carries the typed error.
       StepVerifier.create(reading.asMono()).expectComplete().verify(WAIT);
+      // ... and has posted receives for its demand and granted them: otherwise the rogue's sends
+      // beyond the reserve could meet "receiver not ready" instead of the check under test.
+      long deadline = System.nanoTime() + WAIT.toNanos();
+      while (victim.get().statistics().creditUpdatesSent() == 0 && System.nanoTime() < deadline) {
+        LockSupport.parkNanos(1_000_000);
+      }
       act.accept(rogue);
       StepVerifier.create(victimSaw.asMono())
           .assertNext(e -> assertThat(e).isInstanceOf(io.rdmareactive.rdma.ProtocolViolationException.class)

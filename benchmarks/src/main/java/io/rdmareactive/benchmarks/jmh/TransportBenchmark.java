@@ -24,7 +24,7 @@ import reactor.core.publisher.Flux;
 import org.openjdk.jmh.infra.BenchmarkParams;
 
 /**
- * The transport's message path (RdmaChannel: credits, header in the immediate data, buffer
+ * The transport's message path (ConnectionOperations: credits, header in the immediate data, buffer
  * copy, completion handling, inbound emission and release) over a provider's connections:
  * {@code pingPong}, one round trip per op, the server echoing on its completion thread; and
  * {@code stream}, one-way messages from an endless generator, per message. Allocation per op

@@ -21,7 +21,7 @@ public class ProtocolBenchmark {
   private long credits;
   private long updates;
 
-  /** Encode, then decode as RdmaChannel does: validate, add the grants, test MORE and CREDIT. */
+  /** Encode, then decode as ConnectionOperations does: validate, add the grants, test MORE and CREDIT. */
   @Benchmark
   public long encodeDecode() {
     int g = grants = (grants + 1) & 63;

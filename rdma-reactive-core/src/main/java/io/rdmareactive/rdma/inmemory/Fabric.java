@@ -30,13 +30,13 @@ final class Fabric {
   private final AtomicInteger nextPort = new AtomicInteger(20_000);
 
   /** Guarded by lock. */
-  final Map<Integer, QpCore> queuePairs = new HashMap<>();
+  final Map<Integer, MemQueuePairState> queuePairs = new HashMap<>();
   /** XRC SRQs by number. Guarded by lock. */
   final Map<Integer, MemSharedReceiveQueue> xrcSrqs = new HashMap<>();
   /** Memory regions by key (lkey == rkey here). Guarded by lock. */
   final Map<Integer, MemMemoryRegion> regions = new HashMap<>();
   /** Shared XRC domains by (device, file key). Guarded by lock. */
-  final Map<Object, XrcDomainCore> xrcDomains = new HashMap<>();
+  final Map<Object, MemXrcDomainState> xrcDomains = new HashMap<>();
   /** Listeners by port: every resolved address reaches this fabric, so the port alone names one. */
   final ConcurrentHashMap<Integer, MemConnectionListener> listeners = new ConcurrentHashMap<>();
 

@@ -18,7 +18,7 @@ final class MemCompletionQueue extends AbstractRdmaResource implements Completio
   private final @Nullable MemCompletionChannel channel;
 
   // guarded by fabric.lock
-  private final ArrayDeque<Cqe> entries = new ArrayDeque<>();
+  private final ArrayDeque<MemWorkCompletion> entries = new ArrayDeque<>();
   private boolean overflowed;
   private boolean armed;
   private boolean solicitedOnly;
@@ -72,7 +72,7 @@ final class MemCompletionQueue extends AbstractRdmaResource implements Completio
     }
     int n = 0;
     while (n < max) {
-      Cqe e;
+      MemWorkCompletion e;
       synchronized (fabric.lock) {
         if (overflowed) {
           throw new RdmaException("CQ overflow: " + this + " (depth " + depth
@@ -111,7 +111,7 @@ final class MemCompletionQueue extends AbstractRdmaResource implements Completio
   }
 
   /** Adds a completion. Holds fabric.lock. */
-  void add(Cqe e) {
+  void add(MemWorkCompletion e) {
     if (overflowed) {
       return;
     }

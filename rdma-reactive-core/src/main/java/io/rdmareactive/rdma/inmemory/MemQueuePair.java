@@ -16,14 +16,14 @@ import java.util.List;
 
 /** A handle on a queue pair: the creator's, or (XRC receive QPs) one opened by number. */
 final class MemQueuePair extends AbstractRdmaResource implements QueuePair {
-  private final QpCore core;
+  private final MemQueuePairState core;
   private final Fabric fabric;
   /** What this handle leases besides its parent (CQs, SRQ), released on close. */
   private final List<AbstractRdmaResource> leased;
   private final int sendCommit;
   private final int recvCommit;
 
-  private MemQueuePair(AbstractRdmaResource parent, QpCore core, List<AbstractRdmaResource> leased, int sendCommit,
+  private MemQueuePair(AbstractRdmaResource parent, MemQueuePairState core, List<AbstractRdmaResource> leased, int sendCommit,
       int recvCommit) {
     super("in-memory " + core.type + " QP " + core.qpn, parent);
     this.core = core;
@@ -88,7 +88,7 @@ final class MemQueuePair extends AbstractRdmaResource implements QueuePair {
         }
       }
     }
-    QpCore core = new QpCore(o.type(), ctx, pd.scope(), scq, rcq, srq, null, o.maxSendWorkRequests(), maxRecv,
+    MemQueuePairState core = new MemQueuePairState(o.type(), ctx, pd.scope(), scq, rcq, srq, null, o.maxSendWorkRequests(), maxRecv,
         Math.max(1, o.maxSendScatterGather()), Math.max(1, o.maxReceiveScatterGather()), o.maxInlineData(),
         o.signalAll());
     MemQueuePair qp;
@@ -129,7 +129,7 @@ final class MemQueuePair extends AbstractRdmaResource implements QueuePair {
   }
 
   static MemQueuePair xrcReceive(MemXrcDomain xrcd) {
-    QpCore core = new QpCore(QueuePairType.XRC_RECV, xrcd.context, null, null, null, null, xrcd.core, 0, 0, 1, 1, 0,
+    MemQueuePairState core = new MemQueuePairState(QueuePairType.XRC_RECV, xrcd.context, null, null, null, null, xrcd.core, 0, 0, 1, 1, 0,
         false);
     MemQueuePair qp = new MemQueuePair(xrcd, core, List.of(), 0, 0);
     synchronized (qp.fabric.lock) {
@@ -140,7 +140,7 @@ final class MemQueuePair extends AbstractRdmaResource implements QueuePair {
   }
 
   static MemQueuePair openXrcReceive(MemXrcDomain xrcd, int qpNumber) {
-    QpCore core;
+    MemQueuePairState core;
     Fabric fabric = xrcd.context.fabric;
     synchronized (fabric.lock) {
       core = fabric.queuePairs.get(qpNumber);

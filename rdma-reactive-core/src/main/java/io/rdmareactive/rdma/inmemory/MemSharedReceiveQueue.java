@@ -19,12 +19,12 @@ final class MemSharedReceiveQueue extends AbstractRdmaResource implements Shared
   private final int srqNumber;
   /** XRC only: where its completions go. */
   final @Nullable MemCompletionQueue cq;
-  final @Nullable XrcDomainCore xrcd;
-  final Cqe.Slots slots;
-  final ArrayDeque<RecvWqe> receives = new ArrayDeque<>(); // guarded by fabric.lock
+  final @Nullable MemXrcDomainState xrcd;
+  final MemWorkCompletion.Slots slots;
+  final ArrayDeque<PostedReceive> receives = new ArrayDeque<>(); // guarded by fabric.lock
 
   private MemSharedReceiveQueue(AbstractRdmaResource parent, MemProtectionDomain pd, SharedReceiveQueueOptions options,
-      int srqNumber, @Nullable MemCompletionQueue cq, @Nullable XrcDomainCore xrcd) {
+      int srqNumber, @Nullable MemCompletionQueue cq, @Nullable MemXrcDomainState xrcd) {
     super("in-memory " + (srqNumber < 0 ? "SRQ" : "XRC SRQ " + srqNumber) + " #" + pd.fabric.nextHandle(), parent);
     this.fabric = pd.fabric;
     this.scope = pd.scope();
@@ -34,7 +34,7 @@ final class MemSharedReceiveQueue extends AbstractRdmaResource implements Shared
     this.srqNumber = srqNumber;
     this.cq = cq;
     this.xrcd = xrcd;
-    this.slots = new Cqe.Slots(options.maxWorkRequests());
+    this.slots = new MemWorkCompletion.Slots(options.maxWorkRequests());
   }
 
   private static void check(SharedReceiveQueueOptions options) {
@@ -109,7 +109,7 @@ final class MemSharedReceiveQueue extends AbstractRdmaResource implements Shared
       throw Fabric.failure("ibv_post_srq_recv", EINVAL, request.scatterGather().count()
           + " scatter/gather entries exceed the SRQ's maximum of " + maxScatterGather);
     }
-    RecvWqe w = RecvWqe.of(request);
+    PostedReceive w = PostedReceive.of(request);
     synchronized (fabric.lock) {
       if (slots.full()) {
         throw Fabric.failure("ibv_post_srq_recv", ENOMEM, "shared receive queue full: " + slots.used

@@ -24,9 +24,9 @@ import java.util.List;
 final class MemXrcDomain extends AbstractRdmaResource implements XrcDomain, MemContext.Owned {
   final MemContext context;
   private final Fabric fabric;
-  final XrcDomainCore core;
+  final MemXrcDomainState core;
 
-  private MemXrcDomain(MemContext context, XrcDomainCore core) {
+  private MemXrcDomain(MemContext context, MemXrcDomainState core) {
     super("in-memory XRC domain #" + context.fabric.nextHandle(), context);
     this.context = context;
     this.fabric = context.fabric;
@@ -37,10 +37,10 @@ final class MemXrcDomain extends AbstractRdmaResource implements XrcDomain, MemC
   static MemXrcDomain open(MemContext context, XrcDomainOptions options) {
     Path file = options.file();
     if (file == null) {
-      return new MemXrcDomain(context, new XrcDomainCore(context.fabric, null));
+      return new MemXrcDomain(context, new MemXrcDomainState(context.fabric, null));
     }
     Object key = List.of(context.device.name(), fileKey(file, options.create()));
-    XrcDomainCore core;
+    MemXrcDomainState core;
     Fabric fabric = context.fabric;
     synchronized (fabric.lock) {
       core = fabric.xrcDomains.get(key);
@@ -54,7 +54,7 @@ final class MemXrcDomain extends AbstractRdmaResource implements XrcDomain, MemC
           throw Fabric.failure("ibv_open_xrcd", ENOENT, "no XRC domain exists for the inode of " + file
               + " and create was not asked for");
         }
-        core = new XrcDomainCore(fabric, key);
+        core = new MemXrcDomainState(fabric, key);
         fabric.xrcDomains.put(key, core);
       }
     }

@@ -14,12 +14,12 @@ import reactor.util.context.Context;
  * stream's thread, one signal at a time.
  */
 final class CompletionIntake implements CompletionViewSubscriber {
-  private final RdmaChannel channel;
+  private final ConnectionOperations channel;
   private final CompletionRing ring;
-  private final ChannelCloser closer;
+  private final ConnectionCloser closer;
   private volatile @Nullable Subscription subscription;
 
-  CompletionIntake(RdmaChannel channel, CompletionRing ring, ChannelCloser closer) {
+  CompletionIntake(ConnectionOperations channel, CompletionRing ring, ConnectionCloser closer) {
     this.channel = channel;
     this.ring = ring;
     this.closer = closer;

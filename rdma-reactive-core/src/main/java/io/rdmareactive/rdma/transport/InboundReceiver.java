@@ -19,7 +19,7 @@ import reactor.core.publisher.Operators;
  * only record and call the drain.
  */
 final class InboundReceiver {
-  private final RdmaChannel channel;
+  private final ConnectionOperations channel;
   private final QueuePair qp;
   private final TransportConfig config;
   private final boolean raw;
@@ -28,7 +28,7 @@ final class InboundReceiver {
   private final int receiveCount;
   private final RegisteredBuffers buffers;
   private final CreditWindow window;
-  private final ChannelCounters counters;
+  private final ConnectionCounters counters;
   private final Reassembler reassembler;
   private final ReceiveRequest receiveRequest = new ReceiveRequest();
 
@@ -49,8 +49,8 @@ final class InboundReceiver {
   private boolean terminated;
   private @Nullable Throwable error;
 
-  InboundReceiver(RdmaChannel channel, QueuePair qp, TransportConfig config, RegisteredBuffers buffers,
-      CreditWindow window, ChannelCounters counters) {
+  InboundReceiver(ConnectionOperations channel, QueuePair qp, TransportConfig config, RegisteredBuffers buffers,
+      CreditWindow window, ConnectionCounters counters) {
     this.channel = channel;
     this.qp = qp;
     this.config = config;
@@ -225,7 +225,7 @@ final class InboundReceiver {
       long demand = cancelled ? Long.MAX_VALUE : subscriber == null ? 0 : requested.get();
       long uncovered = Math.max(0, demand - ready.size());
       int room = Math.max(0, bufferCount - held - readyHeld);
-      target = RdmaChannel.RESERVE + (int) Math.min(uncovered, room);
+      target = ConnectionOperations.RESERVE + (int) Math.min(uncovered, room);
     }
     while (posted < target && buffers.freeReceives() > 0) {
       postReceive();
@@ -237,7 +237,7 @@ final class InboundReceiver {
 
   void postReceive() {
     int index = buffers.takeReceive();
-    qp.postReceive(receiveRequest.set(RdmaChannel.RECV | index, buffers.receiveRegion(index), buffers.offset(index),
+    qp.postReceive(receiveRequest.set(ConnectionOperations.RECV | index, buffers.receiveRegion(index), buffers.offset(index),
         bufferSize));
     posted++;
   }

@@ -23,7 +23,7 @@ import reactor.core.publisher.Mono;
  * state driven from the channel's drain; only {@link #submit} may be called from any thread.
  */
 final class OutboundSender {
-  private final RdmaChannel channel;
+  private final ConnectionOperations channel;
   private final QueuePair qp;
   private final TransportConfig config;
   private final boolean raw;
@@ -32,7 +32,7 @@ final class OutboundSender {
   private final RegisteredBuffers buffers;
   private final CreditWindow window;
   private final Fragmenter fragmenter;
-  private final ChannelCounters counters;
+  private final ConnectionCounters counters;
   private final SendRequest sendRequest = new SendRequest();
   private final Queue<SendSource> newSources = new ConcurrentLinkedQueue<>();
   private final ArrayDeque<SendSource> sources = new ArrayDeque<>();
@@ -45,8 +45,8 @@ final class OutboundSender {
   /** Whether the sender is waiting for credits now; a stall is counted once, when it starts. */
   private boolean creditStalled;
 
-  OutboundSender(RdmaChannel channel, QueuePair qp, TransportConfig config, RegisteredBuffers buffers,
-      CreditWindow window, Fragmenter fragmenter, ChannelCounters counters) {
+  OutboundSender(ConnectionOperations channel, QueuePair qp, TransportConfig config, RegisteredBuffers buffers,
+      CreditWindow window, Fragmenter fragmenter, ConnectionCounters counters) {
     this.channel = channel;
     this.qp = qp;
     this.config = config;
@@ -206,7 +206,7 @@ final class OutboundSender {
             to, offset, length);
         default -> MemorySegment.copy((MemorySegment) m, from, to, offset, length);
       }
-      sendRequest.reset(RdmaChannel.DATA | index, raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM)
+      sendRequest.reset(ConnectionOperations.DATA | index, raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM)
           .gather(buffers.sendRegion(index), offset, length);
       int inline = config.inlineThreshold();
       sendRequest.flags(SendRequest.SIGNALED | (inline > 0 && length <= inline ? SendRequest.INLINE : 0));
@@ -242,7 +242,7 @@ final class OutboundSender {
     if (raw || sendsOutstanding >= sendDepth || !window.creditUpdateDue()) {
       return;
     }
-    sendRequest.reset(RdmaChannel.CREDIT, SendRequest.Opcode.SEND_WITH_IMM).immediate(window.header(false, true));
+    sendRequest.reset(ConnectionOperations.CREDIT, SendRequest.Opcode.SEND_WITH_IMM).immediate(window.header(false, true));
     qp.postSend(sendRequest);
     window.sent(); // creditUpdateDue() saw a credit
     counters.creditUpdateSent();

@@ -87,7 +87,7 @@ public final class RdmaClient {
           .subscribeOn(Schedulers.boundedElastic())
           .flatMap(address -> {
             ConnectionProvider provider = c.connectionProvider();
-            return provider.connect(address, c.endpointOptions(provider, RdmaChannel.hello(c)), timeout)
+            return provider.connect(address, c.endpointOptions(provider, ConnectionOperations.hello(c)), timeout)
                 .map(endpoint -> new Created(endpoint, address));
           })
           .timeout(timeout, Mono.error(() -> timedOut(c, timeout)))
@@ -101,7 +101,7 @@ public final class RdmaClient {
 
   private Mono<RdmaConnection> handshake(TransportConfig c, Endpoint endpoint, InetSocketAddress address,
       Duration remaining) {
-    RdmaChannel channel = RdmaChannel.open(endpoint, c, address);
+    ConnectionOperations channel = ConnectionOperations.open(endpoint, c, address);
     return endpoint.establish()
         .timeout(remaining, Mono.error(() -> timedOut(c, c.connectTimeout())))
         .onErrorMap(e -> refusal(e, endpoint, address))

@@ -107,7 +107,7 @@ public final class RdmaServer {
     return Mono.fromCallable(() -> {
       InetSocketAddress address = Addresses.resolve(c.host(), c.port());
       ConnectionProvider provider = c.connectionProvider();
-      Listener listener = provider.listen(address, c.endpointOptions(provider, RdmaChannel.hello(c)));
+      Listener listener = provider.listen(address, c.endpointOptions(provider, ConnectionOperations.hello(c)));
       return (DisposableRdmaServer) new Bound(listener);
     }).subscribeOn(Schedulers.boundedElastic());
   }
@@ -123,7 +123,7 @@ public final class RdmaServer {
 
   private final class Bound implements DisposableRdmaServer {
     private final Listener listener;
-    private final Set<RdmaChannel> connections = ConcurrentHashMap.newKeySet();
+    private final Set<ConnectionOperations> connections = ConcurrentHashMap.newKeySet();
     private final Sinks.Empty<Void> listening = Sinks.empty();
     private final Disposable accepting;
     private final AtomicInteger pending = new AtomicInteger();
@@ -162,9 +162,9 @@ public final class RdmaServer {
         refuse(endpoint, Protocol.Reject.TOO_MANY_HANDSHAKES);
         return;
       }
-      RdmaChannel channel;
+      ConnectionOperations channel;
       try {
-        channel = RdmaChannel.open(endpoint, config, address());
+        channel = ConnectionOperations.open(endpoint, config, address());
       } catch (RuntimeException e) {
         pending.decrementAndGet();
         log.error("rdma-reactive: could not set up a connection on " + address(), e);
@@ -209,7 +209,7 @@ public final class RdmaServer {
       listening.tryEmitError(e);
     }
 
-    private void run(RdmaChannel channel, Protocol.@org.jspecify.annotations.Nullable Hello peer) {
+    private void run(ConnectionOperations channel, Protocol.@org.jspecify.annotations.Nullable Hello peer) {
       channel.start(peer);
       try {
         onConnection.accept(channel);
@@ -251,7 +251,7 @@ public final class RdmaServer {
       accepting.dispose();
       listener.close();
       listening.tryEmitEmpty();
-      for (RdmaChannel c : connections) {
+      for (ConnectionOperations c : connections) {
         c.dispose();
       }
     }
@@ -264,7 +264,7 @@ public final class RdmaServer {
     @Override
     public Mono<Void> onDispose() {
       Mono<Void> connectionsClosed = Mono.defer(() -> {
-        List<Mono<Void>> all = connections.stream().map(RdmaChannel::onDispose).toList();
+        List<Mono<Void>> all = connections.stream().map(ConnectionOperations::onDispose).toList();
         return Flux.merge(all).then();
       });
       return listening.asMono().onErrorResume(e -> connectionsClosed.then(Mono.error(e))).then(connectionsClosed);

@@ -19,14 +19,14 @@ final class ReceivedView implements RdmaMessage {
     }
   }
 
-  private final RdmaChannel owner;
+  private final ConnectionOperations owner;
   private final RegisteredBuffers buffers;
   final int index;
   private final int length;
   @SuppressWarnings("unused") // through RELEASED: a field, not an AtomicBoolean, one object less per message
   private volatile int released;
 
-  ReceivedView(RdmaChannel owner, RegisteredBuffers buffers, int index, int length) {
+  ReceivedView(ConnectionOperations owner, RegisteredBuffers buffers, int index, int length) {
     this.owner = owner;
     this.buffers = buffers;
     this.index = index;
@@ -50,7 +50,7 @@ final class ReceivedView implements RdmaMessage {
     return (int) RELEASED.getVolatile(this) != 0;
   }
 
-  boolean belongsTo(RdmaChannel channel) {
+  boolean belongsTo(ConnectionOperations channel) {
     return channel == owner;
   }
 

@@ -17,7 +17,7 @@ import reactor.util.context.Context;
  * starts with carries the peer's hello instead of a publisher.
  */
 final class SendSource implements CoreSubscriber<Object>, Subscription {
-  private final RdmaChannel channel;
+  private final ConnectionOperations channel;
   final @Nullable Publisher<?> publisher;
   final @Nullable CoreSubscriber<? super Void> actual;
   final Protocol.@Nullable Hello hello;
@@ -33,7 +33,7 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
   long polled;
   long lastSequence;
 
-  SendSource(RdmaChannel channel, @Nullable Publisher<?> publisher, @Nullable CoreSubscriber<? super Void> actual,
+  SendSource(ConnectionOperations channel, @Nullable Publisher<?> publisher, @Nullable CoreSubscriber<? super Void> actual,
       Protocol.@Nullable Hello hello, int sendCount) {
     this.channel = channel;
     this.publisher = publisher;

@@ -109,14 +109,14 @@ record TransportConfig(String host, int port, int bufferSize, int bufferCount, i
     return new TransportConfig(host, port, bs, bc, mm, it, pr, rw, runOn, connectTimeout, limits, liveness);
   }
 
-  /** Receive buffers: framed mode keeps two beyond the demand-driven ones (see RdmaChannel). */
+  /** Receive buffers: framed mode keeps two beyond the demand-driven ones (see ConnectionOperations). */
   int receiveBuffers() {
-    return raw ? bufferCount : bufferCount + RdmaChannel.RESERVE;
+    return raw ? bufferCount : bufferCount + ConnectionOperations.RESERVE;
   }
 
   /** Send work requests: a data send per buffer plus room for credit updates. */
   int sendQueueDepth() {
-    return raw ? bufferCount : bufferCount + RdmaChannel.RESERVE;
+    return raw ? bufferCount : bufferCount + ConnectionOperations.RESERVE;
   }
 
   /** The endpoint options of a connection through {@code provider}, its CQ on the loops' channels. */

@@ -160,7 +160,7 @@ public abstract class AbstractTransportConformanceTest {
         .expectComplete()
         .verify(Duration.ofSeconds(60));
     long busy = c.statistics().registeredBytes();
-    assertThat(busy).as("a busy client").isGreaterThan(oneChunk).isLessThanOrEqualTo((2L * count + RdmaChannel.RESERVE) * bufferSize);
+    assertThat(busy).as("a busy client").isGreaterThan(oneChunk).isLessThanOrEqualTo((2L * count + ConnectionOperations.RESERVE) * bufferSize);
   }
 
   @Test
@@ -228,7 +228,7 @@ public abstract class AbstractTransportConformanceTest {
     }
     assertThat(consumed.get()).isEqualTo(n);
     assertThat(maxAhead.get()).as("messages produced but not yet consumed, at most").isLessThanOrEqualTo(
-        32 + 2 * (bufferCount + RdmaChannel.RESERVE) + 2);
+        32 + 2 * (bufferCount + ConnectionOperations.RESERVE) + 2);
     RdmaStatistics sender = c.statistics();
     RdmaStatistics receiver = serverSide.get().statistics();
     assertThat(sender.receiverNotReady()).isZero();
@@ -236,7 +236,7 @@ public abstract class AbstractTransportConformanceTest {
     assertThat(sender.creditViolations()).isZero();
     assertThat(sender.creditStalls()).as("a slow consumer makes the sender wait for credits").isPositive();
     assertThat(sender.completionErrors() + receiver.completionErrors()).isZero();
-    assertThat(sender.maxSendsInFlight()).isLessThanOrEqualTo(bufferCount + RdmaChannel.RESERVE);
+    assertThat(sender.maxSendsInFlight()).isLessThanOrEqualTo(bufferCount + ConnectionOperations.RESERVE);
     assertThat(receiver.creditUpdatesSent()).as("the idle direction grants through credit updates").isPositive();
     // Updates never answer updates forever: far fewer of them than messages.
     assertThat(receiver.creditUpdatesSent() + sender.creditUpdatesSent()).isLessThan(n);
@@ -712,8 +712,8 @@ public abstract class AbstractTransportConformanceTest {
     List<String> closedOn = new java.util.concurrent.CopyOnWriteArrayList<>();
     reactor.core.scheduler.Schedulers.onScheduleHook("close-timers", task -> {
       for (StackTraceElement e : new Throwable().getStackTrace()) {
-        if (e.getClassName().startsWith(ChannelCloser.class.getName())
-            || e.getClassName().startsWith(RdmaChannel.class.getName())) { // the connection engine
+        if (e.getClassName().startsWith(ConnectionCloser.class.getName())
+            || e.getClassName().startsWith(ConnectionOperations.class.getName())) { // the connection engine
           scheduledByTransport.add(Thread.currentThread().getName() + " at " + e);
           break;
         }

@@ -4,11 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
 
-class ChannelCountersTest {
+class ConnectionCountersTest {
 
   @Test
   void aMessageCountsAsSentWhenItsLastSendCompletes() {
-    ChannelCounters c = new ChannelCounters(4);
+    ConnectionCounters c = new ConnectionCounters(4);
     c.messagePosted(3); // sends 1..3: one message in three fragments
     c.messagePosted(4);
     c.dataCompleted(2);
@@ -23,7 +23,7 @@ class ChannelCountersTest {
 
   @Test
   void theRingOfMessageEndsWrapsAround() {
-    ChannelCounters c = new ChannelCounters(2);
+    ConnectionCounters c = new ConnectionCounters(2);
     for (long seq = 1; seq <= 7; seq++) {
       c.messagePosted(seq);
       c.dataCompleted(seq);
@@ -33,7 +33,7 @@ class ChannelCountersTest {
 
   @Test
   void snapshotsCarryEveryCounterAndTheCredits() {
-    ChannelCounters c = new ChannelCounters(4);
+    ConnectionCounters c = new ConnectionCounters(4);
     c.messageReceived();
     c.bytesReceived(10);
     c.bytesReceived(5);

@@ -3,12 +3,12 @@ package io.rdmareactive.rdma.inmemory;
 import org.jspecify.annotations.Nullable;
 
 /** An XRC domain, shared by every handle opened for the same file inode (or private: key null). */
-final class XrcDomainCore {
+final class MemXrcDomainState {
   private final Fabric fabric;
   final @Nullable Object key;
   int handles = 1; // guarded by fabric.lock
 
-  XrcDomainCore(Fabric fabric, @Nullable Object key) {
+  MemXrcDomainState(Fabric fabric, @Nullable Object key) {
     this.fabric = fabric;
     this.key = key;
   }

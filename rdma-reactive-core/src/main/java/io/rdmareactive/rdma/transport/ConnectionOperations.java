@@ -20,9 +20,10 @@ import reactor.util.Logger;
 import reactor.util.Loggers;
 
 /**
- * One connection's engine, which wires its parts together: {@link RegisteredBuffers}, the
+ * One connection's operations (Reactor Netty's ChannelOperations), which wires its parts
+ * together: {@link RegisteredBuffers}, the
  * {@link InboundReceiver} and {@link OutboundSender} (flow control: see {@link CreditWindow}), the
- * {@link CompletionIntake} feeding the {@link CompletionRing}, and the {@link ChannelCloser}. Their
+ * {@link CompletionIntake} feeding the {@link CompletionRing}, and the {@link ConnectionCloser}. Their
  * state is touched only inside {@link #drain()}, which one thread at a time runs (a
  * work-in-progress counter, as in Reactor's operators): completions, requests, releases, new
  * sends and dispose only enqueue and call it, so nothing locks or blocks and it may run on a
@@ -39,11 +40,11 @@ import reactor.util.Loggers;
  * (QP, CQ, channel, PD, context) and the buffers' arena are freed, then inbound terminates and
  * {@link #onDispose()} completes.
  */
-final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound {
+final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOutbound {
   /** Receives always posted beyond the demand-driven ones, and the credits each side starts with. */
   static final int RESERVE = 2;
 
-  private static final Logger log = Loggers.getLogger(RdmaChannel.class);
+  private static final Logger log = Loggers.getLogger(ConnectionOperations.class);
   /** Work request ids: a tag in bits 40-47, the buffer index below. */
   static final long RECV = 1L << 40;
   static final long DATA = 2L << 40;
@@ -73,19 +74,19 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound {
   private final CreditWindow window;
   private int drainFailures;
 
-  private final ChannelCounters counters;
+  private final ConnectionCounters counters;
   private final OutboundSender sender;
   private final InboundReceiver receiver;
-  private final ChannelCloser closer;
+  private final ConnectionCloser closer;
   private final CompletionIntake intake;
 
   /**
    * Registers the buffers on {@code endpoint}, posts the initial receives and starts its completion
    * stream. On failure everything, the endpoint included, is freed before the exception leaves.
    */
-  static RdmaChannel open(Endpoint endpoint, TransportConfig config, InetSocketAddress address) {
+  static ConnectionOperations open(Endpoint endpoint, TransportConfig config, InetSocketAddress address) {
     try {
-      return new RdmaChannel(endpoint, config, address);
+      return new ConnectionOperations(endpoint, config, address);
     } catch (RuntimeException e) {
       try {
         endpoint.close();
@@ -96,7 +97,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound {
     }
   }
 
-  private RdmaChannel(Endpoint endpoint, TransportConfig config, InetSocketAddress address) {
+  private ConnectionOperations(Endpoint endpoint, TransportConfig config, InetSocketAddress address) {
     this.endpoint = endpoint;
     this.config = config;
     this.address = address;
@@ -109,10 +110,10 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound {
         raw ? Math.min(bufferSize, config.maxMessageSize()) : config.maxMessageSize());
     buffers = RegisteredBuffers.register(endpoint.protectionDomain(), receiveCount, sendCount, bufferSize);
     ring = new CompletionRing(receiveCount + config.sendQueueDepth()); // every entry is an outstanding work request
-    counters = new ChannelCounters(sendCount);
+    counters = new ConnectionCounters(sendCount);
     receiver = new InboundReceiver(this, endpoint.queuePair(), config, buffers, window, counters);
     sender = new OutboundSender(this, endpoint.queuePair(), config, buffers, window, fragmenter, counters);
-    closer = new ChannelCloser(this, endpoint, buffers, ring, sender, receiver, config.liveness().closeTimeout());
+    closer = new ConnectionCloser(this, endpoint, buffers, ring, sender, receiver, config.liveness().closeTimeout());
     intake = new CompletionIntake(this, ring, closer);
     try {
       // Before the connection is established, as rdma_server.c does: the peer may send at once.
@@ -217,7 +218,7 @@ final class RdmaChannel implements RdmaConnection, RdmaInbound, RdmaOutbound {
     return failure;
   }
 
-  /** Runs {@code task} once after {@code delay} on this connection's loop (its timers: see ChannelCloser). */
+  /** Runs {@code task} once after {@code delay} on this connection's loop (its timers: see ConnectionCloser). */
   Disposable schedule(Runnable task, Duration delay) {
     return CompletionStreams.schedule(endpoint.completionQueue(), task, delay);
   }

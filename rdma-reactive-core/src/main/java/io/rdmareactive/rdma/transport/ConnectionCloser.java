@@ -15,17 +15,17 @@ import reactor.util.Loggers;
 /**
  * A channel's close sequence: disconnect (failing what cannot be sent), wait for the flush
  * completions of everything still posted, then free the registered memory and the endpoint and
- * complete {@link RdmaChannel#onDispose()}. Plain state driven from the channel's drain, bar the
+ * complete {@link ConnectionOperations#onDispose()}. Plain state driven from the channel's drain, bar the
  * timers, which only set a flag or free. The timers run on the connection's loop
- * ({@link RdmaChannel#schedule}), not on a shared Reactor scheduler, so that a close costs no
+ * ({@link ConnectionOperations#schedule}), not on a shared Reactor scheduler, so that a close costs no
  * thread hop and a busy {@code parallel} pool cannot delay it.
  *
  * <p>Deadlines: a dispose waits at most the close timeout for the sends already posted, then
  * disconnects anyway (they fail with {@code ConnectionException(TIMED_OUT)}); after the
  * disconnect, at most {@link #FLUSH_WAIT_SECONDS} for their flush completions.
  */
-final class ChannelCloser {
-  private static final Logger log = Loggers.getLogger(RdmaChannel.class); // the channel's logger, as before the split
+final class ConnectionCloser {
+  private static final Logger log = Loggers.getLogger(ConnectionOperations.class); // the channel's logger, as before the split
   private static final int CLOSE_RETRIES = 5_000;
   /**
    * How long a disconnected channel waits for the flush completions of what it still had posted
@@ -35,7 +35,7 @@ final class ChannelCloser {
    */
   static final long FLUSH_WAIT_SECONDS = 10;
 
-  private final RdmaChannel channel;
+  private final ConnectionOperations channel;
   private final Endpoint endpoint;
   private final RegisteredBuffers buffers;
   private final CompletionRing ring;
@@ -53,7 +53,7 @@ final class ChannelCloser {
   private boolean closed;
   private @Nullable Throwable sendError;
 
-  ChannelCloser(RdmaChannel channel, Endpoint endpoint, RegisteredBuffers buffers, CompletionRing ring,
+  ConnectionCloser(ConnectionOperations channel, Endpoint endpoint, RegisteredBuffers buffers, CompletionRing ring,
       OutboundSender sender, InboundReceiver receiver, Duration closeTimeout) {
     this.channel = channel;
     this.closeTimeout = closeTimeout;
@@ -125,7 +125,7 @@ final class ChannelCloser {
       sendError = f;
       receiver.fail(f);
     } else if (peerGone && !local) {
-      sendError = RdmaChannel.reset("the peer disconnected", null);
+      sendError = ConnectionOperations.reset("the peer disconnected", null);
     } else if (outstanding > 0) {
       sendError = new ConnectionException(ConnectionException.Reason.TIMED_OUT, channel + " was disposed with "
           + outstanding + " sends the peer had not acknowledged within the close timeout of " + closeTimeout

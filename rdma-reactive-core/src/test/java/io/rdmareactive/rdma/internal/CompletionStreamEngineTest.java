@@ -1,4 +1,4 @@
-package io.rdmareactive.rdma.engine;
+package io.rdmareactive.rdma.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 

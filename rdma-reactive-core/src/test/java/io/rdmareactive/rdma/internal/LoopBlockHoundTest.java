@@ -1,4 +1,4 @@
-package io.rdmareactive.rdma.engine;
+package io.rdmareactive.rdma.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -9,7 +9,7 @@ import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 import reactor.test.StepVerifier;
 
-class BlockHoundTest {
+class LoopBlockHoundTest {
   @Test
   void sleepingOnAParallelThreadIsReported() {
     StepVerifier.create(Mono.fromCallable(() -> {

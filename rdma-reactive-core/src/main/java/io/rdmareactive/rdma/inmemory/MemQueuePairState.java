@@ -29,7 +29,7 @@ import org.jspecify.annotations.Nullable;
  * A queue pair's state and its share of the wire: posting a send delivers it into the peer's
  * receive queue, memory and CQ at once, under fabric.lock.
  */
-final class QpCore {
+final class MemQueuePairState {
   final int qpn;
   final QueuePairType type;
   final MemContext context;
@@ -39,26 +39,26 @@ final class QpCore {
   final @Nullable MemCompletionQueue sendCq;
   final @Nullable MemCompletionQueue recvCq;
   final @Nullable MemSharedReceiveQueue srq;
-  final @Nullable XrcDomainCore xrcd;
+  final @Nullable MemXrcDomainState xrcd;
   final int maxSendScatterGather;
   final int maxReceiveScatterGather;
   final int maxInlineData;
   final boolean signalAll;
-  final Cqe.Slots sendSlots;
-  final Cqe.Slots recvSlots;
+  final MemWorkCompletion.Slots sendSlots;
+  final MemWorkCompletion.Slots recvSlots;
 
   // guarded by fabric.lock
   QueuePairState state = QueuePairState.RESET;
   private int remoteQpn = -1;
   private int remoteAccess;
-  private final ArrayDeque<RecvWqe> receives = new ArrayDeque<>();
+  private final ArrayDeque<PostedReceive> receives = new ArrayDeque<>();
   private int transferred;
   /** Handles on this QP (XRC receive QPs may be opened several times). */
   int handles = 1;
 
-  QpCore(QueuePairType type, MemContext context, @Nullable MemProtectionDomain scope,
+  MemQueuePairState(QueuePairType type, MemContext context, @Nullable MemProtectionDomain scope,
       @Nullable MemCompletionQueue sendCq, @Nullable MemCompletionQueue recvCq, @Nullable MemSharedReceiveQueue srq,
-      @Nullable XrcDomainCore xrcd, int maxSend, int maxReceive, int maxSendSge, int maxReceiveSge, int maxInline,
+      @Nullable MemXrcDomainState xrcd, int maxSend, int maxReceive, int maxSendSge, int maxReceiveSge, int maxInline,
       boolean signalAll) {
     this.fabric = context.fabric;
     this.qpn = fabric.nextQpNumber();
@@ -73,8 +73,8 @@ final class QpCore {
     this.maxReceiveScatterGather = maxReceiveSge;
     this.maxInlineData = maxInline;
     this.signalAll = signalAll;
-    this.sendSlots = new Cqe.Slots(maxSend);
-    this.recvSlots = new Cqe.Slots(maxReceive);
+    this.sendSlots = new MemWorkCompletion.Slots(maxSend);
+    this.recvSlots = new MemWorkCompletion.Slots(maxReceive);
   }
 
   QueuePairState state() {
@@ -125,9 +125,9 @@ final class QpCore {
       return;
     }
     state = QueuePairState.ERROR;
-    RecvWqe w;
+    PostedReceive w;
     while ((w = receives.poll()) != null) {
-      recvCq.add(new Cqe(w.wrId(), WR_FLUSH_ERR, WorkCompletion.Opcode.RECV, 0, 0, false, qpn, 0, false, recvSlots));
+      recvCq.add(new MemWorkCompletion(w.wrId(), WR_FLUSH_ERR, WorkCompletion.Opcode.RECV, 0, 0, false, qpn, 0, false, recvSlots));
     }
   }
 
@@ -142,7 +142,7 @@ final class QpCore {
       throw Fabric.failure("ibv_post_recv", EINVAL, request.scatterGather().count()
           + " scatter/gather entries exceed the QP's maximum of " + maxReceiveScatterGather);
     }
-    RecvWqe w = RecvWqe.of(request);
+    PostedReceive w = PostedReceive.of(request);
     synchronized (fabric.lock) {
       if (state == QueuePairState.RESET) {
         throw Fabric.failure("ibv_post_recv", EINVAL, "QP " + qpn + " is in state RESET; receives need INIT or later");
@@ -153,7 +153,7 @@ final class QpCore {
       }
       recvSlots.used++;
       if (state == QueuePairState.ERROR) {
-        recvCq.add(new Cqe(w.wrId(), WR_FLUSH_ERR, WorkCompletion.Opcode.RECV, 0, 0, false, qpn, 0, false, recvSlots));
+        recvCq.add(new MemWorkCompletion(w.wrId(), WR_FLUSH_ERR, WorkCompletion.Opcode.RECV, 0, 0, false, qpn, 0, false, recvSlots));
       } else {
         receives.add(w);
       }
@@ -202,7 +202,7 @@ final class QpCore {
 
   private void completeSend(long wrId, WorkCompletion.Status status, WorkCompletion.Opcode opcode, int length) {
     sendSlots.used++;
-    sendCq.add(new Cqe(wrId, status, opcode, length, 0, false, qpn, 0, false, sendSlots));
+    sendCq.add(new MemWorkCompletion(wrId, status, opcode, length, 0, false, qpn, 0, false, sendSlots));
   }
 
   /** Carries out a send against the peer; returns the sender's completion status. Holds fabric.lock. */
@@ -219,7 +219,7 @@ final class QpCore {
     }
     long total = sgl.totalLength();
     transferred = (int) Math.min(total, Integer.MAX_VALUE);
-    QpCore t = fabric.queuePairs.get(remoteQpn);
+    MemQueuePairState t = fabric.queuePairs.get(remoteQpn);
     // A peer that is gone, not ready, or connected elsewhere never acknowledges: the sender's retries run out.
     if (t == null || (t.state != QueuePairState.RTR && t.state != QueuePairState.RTS) || t.remoteQpn != qpn
         || (type == QueuePairType.XRC_SEND) != (t.type == QueuePairType.XRC_RECV)) {
@@ -256,10 +256,10 @@ final class QpCore {
   }
 
   /** A send, or the receive-consuming part of a write with immediate. Holds fabric.lock. */
-  private WorkCompletion.Status deliver(QpCore t, SendRequest r, MemorySegment[] local,
+  private WorkCompletion.Status deliver(MemQueuePairState t, SendRequest r, MemorySegment[] local,
       @Nullable MemorySegment writeTarget) {
-    ArrayDeque<RecvWqe> queue;
-    Cqe.Slots slots;
+    ArrayDeque<PostedReceive> queue;
+    MemWorkCompletion.Slots slots;
     MemCompletionQueue cq;
     MemProtectionDomain rscope;
     if (type == QueuePairType.XRC_SEND) {
@@ -282,7 +282,7 @@ final class QpCore {
       cq = t.recvCq;
       rscope = t.scope;
     }
-    RecvWqe w = queue.poll();
+    PostedReceive w = queue.poll();
     if (w == null) {
       // No retry here: RNR retries are not modelled, whatever the count (see InMemoryProvider).
       return RNR_RETRY_EXC_ERR;
@@ -291,12 +291,12 @@ final class QpCore {
     boolean solicited = (r.flags() & SendRequest.SOLICITED) != 0;
     if (writeTarget != null) {
       copy(local, new MemorySegment[] {writeTarget});
-      cq.add(new Cqe(w.wrId(), SUCCESS, WorkCompletion.Opcode.RECV_RDMA_WITH_IMM, transferred, r.immediateData(), true,
+      cq.add(new MemWorkCompletion(w.wrId(), SUCCESS, WorkCompletion.Opcode.RECV_RDMA_WITH_IMM, transferred, r.immediateData(), true,
           t.qpn, qpn, solicited, slots));
       return SUCCESS;
     }
     if (transferred > w.capacity()) {
-      cq.add(new Cqe(w.wrId(), LOC_LEN_ERR, WorkCompletion.Opcode.RECV, 0, 0, false, t.qpn, qpn, solicited, slots));
+      cq.add(new MemWorkCompletion(w.wrId(), LOC_LEN_ERR, WorkCompletion.Opcode.RECV, 0, 0, false, t.qpn, qpn, solicited, slots));
       t.toErrorLocked();
       return REM_INV_REQ_ERR;
     }
@@ -304,13 +304,13 @@ final class QpCore {
     for (int i = 0; i < dst.length; i++) {
       dst[i] = MemMemoryRegion.resolve(fabric, w.keys()[i], w.addresses()[i], w.lengths()[i], rscope, Access.LOCAL_WRITE);
       if (dst[i] == null) {
-        cq.add(new Cqe(w.wrId(), LOC_PROT_ERR, WorkCompletion.Opcode.RECV, 0, 0, false, t.qpn, qpn, solicited, slots));
+        cq.add(new MemWorkCompletion(w.wrId(), LOC_PROT_ERR, WorkCompletion.Opcode.RECV, 0, 0, false, t.qpn, qpn, solicited, slots));
         t.toErrorLocked();
         return REM_OP_ERR;
       }
     }
     copy(local, dst);
-    cq.add(new Cqe(w.wrId(), SUCCESS, WorkCompletion.Opcode.RECV, transferred, imm ? r.immediateData() : 0, imm,
+    cq.add(new MemWorkCompletion(w.wrId(), SUCCESS, WorkCompletion.Opcode.RECV, transferred, imm ? r.immediateData() : 0, imm,
         t.qpn, qpn, solicited, slots));
     return SUCCESS;
   }

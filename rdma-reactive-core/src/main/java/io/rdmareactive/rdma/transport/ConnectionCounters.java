@@ -4,7 +4,7 @@ package io.rdmareactive.rdma.transport;
  * A connection's counters behind {@link RdmaStatistics}: written by the channel's drain alone
  * (so plain increments of volatile fields suffice), read by anyone through {@link #snapshot}.
  */
-final class ChannelCounters {
+final class ConnectionCounters {
   private volatile long messagesSent;
   private volatile long messagesReceived;
   private volatile long bytesSent;
@@ -24,7 +24,7 @@ final class ChannelCounters {
   private int messageEndsHead;
   private int messageEndsSize;
 
-  ChannelCounters(int sendBuffers) {
+  ConnectionCounters(int sendBuffers) {
     messageEnds = new long[sendBuffers];
   }
 

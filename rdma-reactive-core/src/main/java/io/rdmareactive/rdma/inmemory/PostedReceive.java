@@ -4,8 +4,8 @@ import io.rdmareactive.rdma.verbs.ReceiveRequest;
 import io.rdmareactive.rdma.verbs.ScatterGatherList;
 
 /** A posted receive: a copy of the request, since the caller reuses its ReceiveRequest. */
-record RecvWqe(long wrId, long[] addresses, int[] lengths, int[] keys) {
-  static RecvWqe of(ReceiveRequest r) {
+record PostedReceive(long wrId, long[] addresses, int[] lengths, int[] keys) {
+  static PostedReceive of(ReceiveRequest r) {
     ScatterGatherList sgl = r.scatterGather();
     int n = sgl.count();
     long[] a = new long[n];
@@ -16,7 +16,7 @@ record RecvWqe(long wrId, long[] addresses, int[] lengths, int[] keys) {
       l[i] = sgl.length(i);
       k[i] = sgl.localKey(i);
     }
-    return new RecvWqe(r.wrId(), a, l, k);
+    return new PostedReceive(r.wrId(), a, l, k);
   }
 
   long capacity() {

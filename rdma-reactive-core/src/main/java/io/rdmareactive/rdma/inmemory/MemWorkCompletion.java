@@ -5,7 +5,7 @@ import io.rdmareactive.rdma.verbs.WorkCompletionView;
 import org.jspecify.annotations.Nullable;
 
 /** One completion in an in-memory CQ; immutable, so it is its own view. */
-final class Cqe implements WorkCompletionView {
+final class MemWorkCompletion implements WorkCompletionView {
   final long wrId;
   final WorkCompletion.Status status;
   final WorkCompletion.Opcode opcode;
@@ -18,7 +18,7 @@ final class Cqe implements WorkCompletionView {
   /** Whose work-queue slot this completion holds until polled; null when it holds none. */
   final @Nullable Slots slots;
 
-  Cqe(long wrId, WorkCompletion.Status status, WorkCompletion.Opcode opcode, int byteLength,
+  MemWorkCompletion(long wrId, WorkCompletion.Status status, WorkCompletion.Opcode opcode, int byteLength,
       int immediateData, boolean hasImmediate, int qpNumber, int sourceQp, boolean solicited, @Nullable Slots slots) {
     this.wrId = wrId;
     this.status = status;

@@ -113,13 +113,11 @@ public class RdmaRSocketServerFactory implements RSocketServerFactory {
       }
     }
 
+    /** Null until started and after stopping: Boot's {@code RSocketServerBootstrap.isRunning()} relies on it. */
     @Override
-    public InetSocketAddress address() {
+    public @Nullable InetSocketAddress address() {
       CloseableRdmaServer b = bound;
-      if (b == null) {
-        throw new IllegalStateException("the RSocket server over RDMA is not started");
-      }
-      return b.address();
+      return b != null ? b.address() : null;
     }
   }
 }

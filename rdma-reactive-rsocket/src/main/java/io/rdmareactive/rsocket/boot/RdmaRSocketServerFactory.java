@@ -35,6 +35,8 @@ import org.springframework.boot.rsocket.server.RSocketServerFactory;
  * }</pre>
  *
  * Requesters need no hook: {@code RSocketRequester.builder().transport(RdmaClientTransport.create(host, port))}.
+ * With rdma-reactive-spring-boot-starter, {@code rdma.rsocket.server.enabled=true} declares this
+ * factory from properties instead (and serves without {@code spring.rsocket.server.port}).
  */
 public class RdmaRSocketServerFactory implements RSocketServerFactory {
   private final RdmaServerTransport transport;

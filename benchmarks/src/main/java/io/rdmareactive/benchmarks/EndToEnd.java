@@ -17,8 +17,8 @@ import java.util.Locale;
  * results.png.
  *
  * <pre>EndToEnd [--device rxe0] [--address 10.0.0.1] [--gid-index 1] [--out DIR] [--quick]
- *          [--provider auto|native|in-memory] [--only rdma]
- *          [--phase perftest|rdma-event|rdma-busy-poll|tcp | --report]</pre>
+ *          [--provider auto|native|in-memory] [--only rdma|rsocket]
+ *          [--phase perftest|rdma-event|rdma-busy-poll|tcp|rsocket-rdma|rsocket-tcp | --report]</pre>
  *
  * Without {@code --phase} every phase runs in this JVM, then the report. With {@code --phase P}
  * only that phase runs and its figures go to {@code OUT/figures-P.csv} (written when the phase
@@ -30,10 +30,13 @@ import java.util.Locale;
  * <p>Latency is one way (half the round trip), as ib_send_lat reports it. This library runs in
  * two modes, "rdma-reactive (event)" and "rdma-reactive (busy-poll)", on the native provider
  * when it can establish connections here ({@code auto}), else on the in-memory one (then the
- * header says so: those figures are not RDMA).
+ * header says so: those figures are not RDMA). RSocket runs over this library (event mode) and
+ * over rsocket-transport-netty's TCP ({@link RSocketBench}): request-response for the latency
+ * rows, request-stream for the throughput and rate rows.
  */
 public final class EndToEnd {
-  static final List<String> PHASES = List.of("perftest", "rdma-event", "rdma-busy-poll", "tcp");
+  static final List<String> PHASES = List.of("perftest", "rdma-event", "rdma-busy-poll", "tcp", "rsocket-rdma",
+      "rsocket-tcp");
 
   private EndToEnd() {}
 
@@ -58,7 +61,7 @@ public final class EndToEnd {
     Path out = Path.of("benchmarks/target/e2e");
     boolean quick = false;
     String provider = "auto";
-    boolean onlyRdma = false;
+    String only = null; // a phase-name prefix: rdma (this library's phases) or rsocket
     String phase = null;
     boolean reportOnly = false;
     for (int i = 0; i < args.length; i++) {
@@ -69,14 +72,17 @@ public final class EndToEnd {
         case "--out" -> out = Path.of(args[++i]);
         case "--quick" -> quick = true;
         case "--provider" -> provider = args[++i];
-        case "--only" -> onlyRdma = "rdma".equals(args[++i]);
+        case "--only" -> only = args[++i];
         case "--phase" -> phase = args[++i];
         case "--report" -> reportOnly = true;
         default -> throw new IllegalArgumentException("unknown option " + args[i]
             + " (usage: EndToEnd [--device D] [--address A] [--gid-index N] [--out DIR] [--quick]"
-            + " [--provider auto|native|in-memory] [--only rdma] [--phase " + String.join("|", PHASES)
+            + " [--provider auto|native|in-memory] [--only rdma|rsocket] [--phase " + String.join("|", PHASES)
             + " | --report])");
       }
+    }
+    if (only != null && !only.equals("rdma") && !only.equals("rsocket")) {
+      throw new IllegalArgumentException("--only takes rdma or rsocket, not " + only);
     }
     if (phase != null && !PHASES.contains(phase)) {
       throw new IllegalArgumentException("unknown phase " + phase + "; phases: " + PHASES);
@@ -101,7 +107,7 @@ public final class EndToEnd {
     Report.previous(out);
     Exception failed = null;
     for (String p : PHASES) {
-      if (onlyRdma && !p.startsWith("rdma")) {
+      if (only != null && !p.startsWith(only)) {
         continue;
       }
       Report figures = new Report();
@@ -194,6 +200,8 @@ public final class EndToEnd {
       case "rdma-event" -> jvm(report, new RdmaBench(s.address(), s.provider(), false), n);
       case "rdma-busy-poll" -> jvm(report, new RdmaBench(s.address(), s.provider(), true), n);
       case "tcp" -> jvm(report, new TcpBench(s.address()), n);
+      case "rsocket-rdma" -> jvm(report, RSocketBench.rdma(s.address(), s.provider()), n);
+      case "rsocket-tcp" -> jvm(report, RSocketBench.tcp(s.address()), n);
       default -> throw new IllegalArgumentException(phase);
     }
     progress(phase, t0);

@@ -30,7 +30,7 @@ final class Report {
   private static final List<String> METRICS = List.of("latency p50 8 B", "latency p99 8 B", "latency p50 4 KiB",
       "latency p99 4 KiB", "throughput 4 KiB", "throughput 64 KiB", "message rate 64 B");
   private static final List<String> SYSTEMS = List.of(REFERENCE, WRITE_BW, "rdma-reactive (event)",
-      "rdma-reactive (busy-poll)", "reactor-netty-tcp");
+      "rdma-reactive (busy-poll)", "reactor-netty-tcp", "rsocket over rdma-reactive (event)", "rsocket over tcp");
 
   private final List<Figure> figures = new ArrayList<>();
 

@@ -35,6 +35,8 @@ import org.springframework.boot.rsocket.server.RSocketServerFactory;
  * }</pre>
  *
  * Requesters need no hook: {@code RSocketRequester.builder().transport(RdmaClientTransport.create(host, port))}.
+ * With rdma-reactive-spring-boot-starter, {@code rdma.rsocket.server.enabled=true} declares this
+ * factory from properties instead (and serves without {@code spring.rsocket.server.port}).
  */
 public class RdmaRSocketServerFactory implements RSocketServerFactory {
   private final RdmaServerTransport transport;
@@ -113,13 +115,11 @@ public class RdmaRSocketServerFactory implements RSocketServerFactory {
       }
     }
 
+    /** Null until started and after stopping: Boot's {@code RSocketServerBootstrap.isRunning()} relies on it. */
     @Override
-    public InetSocketAddress address() {
+    public @Nullable InetSocketAddress address() {
       CloseableRdmaServer b = bound;
-      if (b == null) {
-        throw new IllegalStateException("the RSocket server over RDMA is not started");
-      }
-      return b.address();
+      return b != null ? b.address() : null;
     }
   }
 }

@@ -84,7 +84,7 @@ public class RdmaAutoConfiguration {
         properties.getServer().getShutdownTimeout());
   }
 
-  private static RdmaClient transport(RdmaClient c, RdmaProperties.Transport p, RdmaProvider provider) {
+  static RdmaClient transport(RdmaClient c, RdmaProperties.Transport p, RdmaProvider provider) {
     return c.option(RdmaOption.PROVIDER, provider.name())
         .option(RdmaOption.BUFFER_SIZE, p.getBufferSize())
         .option(RdmaOption.BUFFER_COUNT, p.getBufferCount())

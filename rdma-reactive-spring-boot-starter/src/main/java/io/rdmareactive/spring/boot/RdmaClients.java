@@ -91,12 +91,17 @@ public class RdmaClients implements DisposableBean {
 
   @Override
   public void destroy() {
+    closeAll(open, closeTimeout);
+  }
+
+  /** Closes the connections still {@code open}, waiting up to {@code timeout} for them to be freed. */
+  static void closeAll(Set<RdmaConnection> open, Duration timeout) {
     if (open.isEmpty()) {
       return;
     }
     Flux.fromIterable(Set.copyOf(open)).flatMap(c -> {
       c.dispose();
       return c.onDispose();
-    }).then().block(closeTimeout);
+    }).then().block(timeout);
   }
 }

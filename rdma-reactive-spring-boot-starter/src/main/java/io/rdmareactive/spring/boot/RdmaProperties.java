@@ -313,7 +313,7 @@ public class RdmaProperties implements Validator {
     });
   }
 
-  private static void transport(Errors errors, String at, Transport t) {
+  static void transport(Errors errors, String at, Transport t) {
     check(errors, at + ".buffer-size", t.getBufferSize(), t.getBufferSize() >= 64 && t.getBufferSize() <= (1 << 24),
         "must be 64 .. 16777216");
     check(errors, at + ".buffer-count", t.getBufferCount(), t.getBufferCount() >= 1 && t.getBufferCount() <= 16_384,
@@ -328,7 +328,7 @@ public class RdmaProperties implements Validator {
    * A global error (not a field error: map keys make bean paths fragile) whose message names the
    * full property, which is what Boot's exception and failure analysis show.
    */
-  private static void check(Errors errors, String property, Object value, boolean ok, String rule) {
+  static void check(Errors errors, String property, Object value, boolean ok, String rule) {
     if (!ok) {
       String name = "rdma." + property;
       errors.reject("rdma.invalid", new Object[] {name, value}, name + " " + rule + ", was " + value);

@@ -1,0 +1,180 @@
+package io.rdmareactive.benchmarks;
+
+import io.netty.buffer.Unpooled;
+import io.rdmareactive.rdma.transport.RdmaClient;
+import io.rdmareactive.rdma.transport.RdmaLoopResources;
+import io.rdmareactive.rdma.transport.RdmaOption;
+import io.rdmareactive.rdma.transport.RdmaServer;
+import io.rdmareactive.rsocket.RdmaClientTransport;
+import io.rdmareactive.rsocket.RdmaServerTransport;
+import io.rsocket.Payload;
+import io.rsocket.RSocket;
+import io.rsocket.SocketAcceptor;
+import io.rsocket.core.RSocketConnector;
+import io.rsocket.core.RSocketServer;
+import io.rsocket.frame.decoder.PayloadDecoder;
+import io.rsocket.transport.ClientTransport;
+import io.rsocket.transport.ServerTransport;
+import io.rsocket.transport.netty.client.TcpClientTransport;
+import io.rsocket.transport.netty.server.TcpServerTransport;
+import io.rsocket.util.ByteBufPayload;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.function.IntFunction;
+import java.util.function.ToIntFunction;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.netty.resources.LoopResources;
+import reactor.netty.tcp.TcpClient;
+import reactor.netty.tcp.TcpServer;
+
+/**
+ * RSocket over a transport, as Spring's RSocket users would run it: request-response latency
+ * (the ping-pong, RTT/2) and request-stream throughput (the server streams {@code count} payloads
+ * to the requester, REQUEST_N in batches of {@value #DEMAND}). Both peers
+ * decode with {@code PayloadDecoder.ZERO_COPY} (as Spring does with Netty buffers). The next
+ * request is issued on the thread the previous response arrived on (no thread hop), as in the
+ * other JVM benches.
+ */
+final class RSocketBench implements EndToEnd.Bench {
+  private static final Duration WAIT = Duration.ofMinutes(5);
+  /**
+   * REQUEST_N per batch (replenished at 75%). RSocket pushes frames to its transport without
+   * backpressure, so an unbounded request lets a fast stream run ahead of the link: TCP then
+   * buffers without bound in Netty, the RDMA transport closes the connection once
+   * {@code maxPendingFrames} frames wait for credits. Bounded demand is how a requester keeps both
+   * honest, and it is the same for both.
+   */
+  static final int DEMAND = 1024;
+
+  private final String name;
+  private final IntFunction<ServerTransport<? extends io.rsocket.Closeable>> servers;
+  private final ToIntFunction<io.rsocket.Closeable> ports;
+  private final BiIntFunction<ClientTransport> clients;
+
+  interface BiIntFunction<T> {
+    T apply(int port, int size);
+  }
+
+  private RSocketBench(String name, IntFunction<ServerTransport<? extends io.rsocket.Closeable>> servers,
+      ToIntFunction<io.rsocket.Closeable> ports, BiIntFunction<ClientTransport> clients) {
+    this.name = name;
+    this.servers = servers;
+    this.ports = ports;
+    this.clients = clients;
+  }
+
+  /** RSocket over this library, event mode, buffers sized to hold a frame of the largest payload. */
+  static RSocketBench rdma(String host, String provider) {
+    RdmaLoopResources loops = RdmaLoopResources.shared();
+    return new RSocketBench("rsocket over rdma-reactive (event)",
+        size -> RdmaServerTransport.create(options(RdmaServer.create().host(host).port(0)
+            .option(RdmaOption.PROVIDER, provider).runOn(loops), size)),
+        s -> ((io.rdmareactive.rsocket.CloseableRdmaServer) s).address().getPort(),
+        (port, size) -> RdmaClientTransport.create(options(RdmaClient.create().host(host).port(port)
+            .option(RdmaOption.PROVIDER, provider).runOn(loops).connectTimeout(Duration.ofSeconds(60)), size)));
+  }
+
+  /** RSocket over rsocket-transport-netty's TCP, one event loop thread per side (as {@link TcpBench}). */
+  static RSocketBench tcp(String host) {
+    LoopResources serverLoop = LoopResources.create("bench-rsocket-server", 1, true);
+    LoopResources clientLoop = LoopResources.create("bench-rsocket-client", 1, true);
+    return new RSocketBench("rsocket over tcp",
+        size -> TcpServerTransport.create(TcpServer.create().runOn(serverLoop).host(host).port(0)),
+        s -> ((InetSocketAddress) ((io.rsocket.transport.netty.server.CloseableChannel) s).address()).getPort(),
+        (port, size) -> TcpClientTransport.create(TcpClient.create().runOn(clientLoop).host(host).port(port)));
+  }
+
+  /** A frame's header is a few bytes: buffers of the payload plus 1 KiB carry every frame whole. */
+  private static RdmaServer options(RdmaServer s, int size) {
+    return s.option(RdmaOption.BUFFER_SIZE, size + 1024).option(RdmaOption.BUFFER_COUNT, size >= 65536 ? 32 : 128);
+  }
+
+  private static RdmaClient options(RdmaClient c, int size) {
+    return c.option(RdmaOption.BUFFER_SIZE, size + 1024).option(RdmaOption.BUFFER_COUNT, size >= 65536 ? 32 : 128);
+  }
+
+  @Override
+  public String name() {
+    return name;
+  }
+
+  /** Round trips (ns) of {@code size}-byte request-responses (the server echoes), after {@code warmup}. */
+  @Override
+  public Percentiles pingPong(int size, int warmup, int iterations) {
+    return with(size, SocketAcceptor.forRequestResponse(Mono::just), rsocket -> {
+      long[] samples = new long[iterations];
+      byte[] data = new byte[size];
+      long[] state = new long[2]; // [0] round, [1] start ns
+      Flux.defer(() -> {
+        state[1] = System.nanoTime();
+        return rsocket.requestResponse(ByteBufPayload.create(Unpooled.wrappedBuffer(data)));
+      }).doOnNext(p -> {
+        long now = System.nanoTime();
+        p.release();
+        int round = (int) state[0]++;
+        if (round >= warmup) {
+          samples[round - warmup] = now - state[1];
+        }
+      }).repeat(warmup + iterations - 1L).then().block(WAIT);
+      if (state[0] != warmup + iterations) {
+        throw new IllegalStateException(name + " ping-pong stopped after " + state[0] + " of " + (warmup + iterations));
+      }
+      return new Percentiles(samples, iterations);
+    });
+  }
+
+  /** Requests a stream of {@code count} {@code size}-byte payloads; MB/s (10^6 bytes) and messages/s at the requester. */
+  @Override
+  public double[] stream(int size, int count) {
+    byte[] data = new byte[size];
+    SocketAcceptor streamer = SocketAcceptor.forRequestStream(request -> {
+      request.release();
+      return Flux.range(0, count).map(i -> ByteBufPayload.create(Unpooled.wrappedBuffer(data)));
+    });
+    return with(size, streamer, rsocket -> {
+      long start = System.nanoTime();
+      Long n = rsocket.requestStream(ByteBufPayload.create(Unpooled.EMPTY_BUFFER))
+          .limitRate(DEMAND)
+          .doOnNext(Payload::release)
+          .count()
+          .block(WAIT);
+      double seconds = (System.nanoTime() - start) / 1e9;
+      if (n == null || n != count) {
+        throw new IllegalStateException(name + " stream ended after " + n + " of " + count);
+      }
+      return new double[] {(double) size * count / seconds / 1e6, count / seconds};
+    });
+  }
+
+  private interface Body<T> {
+    T run(RSocket rsocket);
+  }
+
+  private <T> T with(int size, SocketAcceptor acceptor, Body<T> body) {
+    io.rsocket.Closeable server = RSocketServer.create(acceptor).payloadDecoder(PayloadDecoder.ZERO_COPY)
+        .bind(servers.apply(size)).block(WAIT);
+    try {
+      RSocket rsocket = RSocketConnector.create().payloadDecoder(PayloadDecoder.ZERO_COPY)
+          .connect(clients.apply(ports.applyAsInt(server), size)).block(WAIT);
+      try {
+        return body.run(rsocket);
+      } finally {
+        close(rsocket);
+      }
+    } finally {
+      close(server);
+    }
+  }
+
+  private void close(Disposable closeable) {
+    closeable.dispose();
+    Mono<Void> closed = closeable instanceof io.rsocket.Closeable c ? c.onClose() : Mono.empty();
+    try {
+      closed.onErrorComplete().block(Duration.ofSeconds(120));
+    } catch (IllegalStateException slowClose) { // a timeout: keep the figures already taken
+      System.out.println("  warning: " + name + ": " + closeable + " did not close within 120 s");
+    }
+  }
+}

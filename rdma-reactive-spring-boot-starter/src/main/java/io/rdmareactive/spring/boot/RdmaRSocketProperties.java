@@ -1,0 +1,152 @@
+package io.rdmareactive.spring.boot;
+
+import io.rdmareactive.rsocket.RdmaClientTransport;
+import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.validation.Errors;
+import org.springframework.validation.Validator;
+
+/**
+ * The {@code rdma.rsocket.*} properties: whether Boot's RSocket server listens over RDMA, and the
+ * RDMA options of that server and of the requesters {@link RdmaRSocketRequesters} connects. The
+ * provider and the loops are the ones of {@code rdma.provider} and {@code rdma.loops}. Validated
+ * like {@link RdmaProperties}, naming the property.
+ */
+@ConfigurationProperties(prefix = "rdma.rsocket")
+public class RdmaRSocketProperties implements Validator {
+  private final Server server = new Server();
+  private final Client client = new Client();
+
+  public Server getServer() {
+    return server;
+  }
+
+  public Client getClient() {
+    return client;
+  }
+
+  /** Boot's RSocket server (the application's {@code @MessageMapping} handlers) over RDMA. */
+  public static class Server extends RdmaProperties.Transport {
+    /** Serve Spring's RSocket handlers over RDMA instead of TCP or WebSocket. */
+    private boolean enabled = false;
+
+    /**
+     * Address to listen on, an address of an RDMA device (default: spring.rsocket.server.address,
+     * else 0.0.0.0, all).
+     */
+    private @Nullable String host;
+
+    /** Port to listen on (default: spring.rsocket.server.port); 0 picks a free one. */
+    private @Nullable Integer port;
+
+    /** Frames waiting for the peer's credits per connection; beyond it the connection closes. */
+    private int maxPendingFrames = RdmaClientTransport.DEFAULT_MAX_PENDING_FRAMES;
+
+    /** How long starting and stopping the server may take. */
+    private Duration lifecycleTimeout = Duration.ofSeconds(30);
+
+    public boolean isEnabled() {
+      return enabled;
+    }
+
+    public void setEnabled(boolean enabled) {
+      this.enabled = enabled;
+    }
+
+    public @Nullable String getHost() {
+      return host;
+    }
+
+    public void setHost(@Nullable String host) {
+      this.host = host;
+    }
+
+    public @Nullable Integer getPort() {
+      return port;
+    }
+
+    public void setPort(@Nullable Integer port) {
+      this.port = port;
+    }
+
+    public int getMaxPendingFrames() {
+      return maxPendingFrames;
+    }
+
+    public void setMaxPendingFrames(int maxPendingFrames) {
+      this.maxPendingFrames = maxPendingFrames;
+    }
+
+    public Duration getLifecycleTimeout() {
+      return lifecycleTimeout;
+    }
+
+    public void setLifecycleTimeout(Duration lifecycleTimeout) {
+      this.lifecycleTimeout = lifecycleTimeout;
+    }
+  }
+
+  /**
+   * Requesters connected by host and port ({@link RdmaRSocketRequesters#requester(String, int)});
+   * those connected by name use {@code rdma.clients.<name>}.
+   */
+  public static class Client extends RdmaProperties.Transport {
+    /** Bounds resolving, routing and the handshake together. */
+    private Duration connectTimeout = Duration.ofSeconds(10);
+
+    /** Frames waiting for the peer's credits per connection; beyond it the connection closes. */
+    private int maxPendingFrames = RdmaClientTransport.DEFAULT_MAX_PENDING_FRAMES;
+
+    public Duration getConnectTimeout() {
+      return connectTimeout;
+    }
+
+    public void setConnectTimeout(Duration connectTimeout) {
+      this.connectTimeout = connectTimeout;
+    }
+
+    public int getMaxPendingFrames() {
+      return maxPendingFrames;
+    }
+
+    public void setMaxPendingFrames(int maxPendingFrames) {
+      this.maxPendingFrames = maxPendingFrames;
+    }
+  }
+
+  @Override
+  public boolean supports(Class<?> type) {
+    return RdmaRSocketProperties.class.isAssignableFrom(type);
+  }
+
+  @Override
+  public void validate(Object target, Errors errors) {
+    RdmaRSocketProperties p = (RdmaRSocketProperties) target;
+    Server s = p.getServer();
+    String host = s.getHost();
+    RdmaProperties.check(errors, "rsocket.server.host", host, host == null || !host.isBlank(), "must not be blank");
+    Integer port = s.getPort();
+    RdmaProperties.check(errors, "rsocket.server.port", port, port == null || (port >= 0 && port <= 65_535),
+        "must be 0 .. 65535");
+    RdmaProperties.check(errors, "rsocket.server.max-pending-frames", s.getMaxPendingFrames(),
+        s.getMaxPendingFrames() >= 1, "must be >= 1");
+    RdmaProperties.check(errors, "rsocket.server.lifecycle-timeout", s.getLifecycleTimeout(),
+        !s.getLifecycleTimeout().isNegative() && !s.getLifecycleTimeout().isZero(), "must be positive");
+    frames(errors, "rsocket.server", s);
+    Client c = p.getClient();
+    RdmaProperties.check(errors, "rsocket.client.connect-timeout", c.getConnectTimeout(),
+        !c.getConnectTimeout().isNegative() && !c.getConnectTimeout().isZero(), "must be positive");
+    RdmaProperties.check(errors, "rsocket.client.max-pending-frames", c.getMaxPendingFrames(),
+        c.getMaxPendingFrames() >= 1, "must be >= 1");
+    frames(errors, "rsocket.client", c);
+  }
+
+  /** The transport's checks, and one of RSocket's: a frame must hold at least its header. */
+  private static void frames(Errors errors, String at, RdmaProperties.Transport t) {
+    RdmaProperties.transport(errors, at, t);
+    RdmaProperties.check(errors, at + ".max-message-size", t.getMaxMessageSize(), t.getMaxMessageSize() >= 64,
+        "must be >= 64 (the largest RSocket frame)");
+    RdmaProperties.check(errors, at + ".raw", t.isRaw(), !t.isRaw(), "must be false (RSocket needs the framing)");
+  }
+}

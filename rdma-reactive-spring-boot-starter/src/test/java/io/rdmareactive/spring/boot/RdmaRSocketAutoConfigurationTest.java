@@ -56,7 +56,7 @@ class RdmaRSocketAutoConfigurationTest {
 
   @Test
   void servesMessageMappingOverRdmaToARequesterOverRdmaAndFreesEverythingOnClose() {
-    Map<String, Integer> before = InMemoryProvider.liveObjects();
+    Map<String, Integer> before = new InMemoryProvider().liveObjects();
     rdma.run(ctx -> {
       assertThat(ctx).hasNotFailed().getBean(RSocketServerFactory.class).isInstanceOf(RdmaRSocketServerFactory.class);
       int port = port(ctx);
@@ -70,8 +70,8 @@ class RdmaRSocketAutoConfigurationTest {
       }
       await(() -> requesters.openConnections() == 0, "the requester's connection closes");
     });
-    await(() -> InMemoryProvider.liveObjects().equals(before), "every in-memory object is freed");
-    assertThat(InMemoryProvider.liveObjects()).isEqualTo(before);
+    await(() -> new InMemoryProvider().liveObjects().equals(before), "every in-memory object is freed");
+    assertThat(new InMemoryProvider().liveObjects()).isEqualTo(before);
   }
 
   @Test

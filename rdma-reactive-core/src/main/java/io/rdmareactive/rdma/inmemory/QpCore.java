@@ -235,7 +235,9 @@ final class QpCore {
         return SUCCESS;
       }
       case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> {
+        // A zero-byte write names no remote memory: its address and key are not checked (IBTA C9-88).
         MemorySegment remote = (t.remoteAccess & Access.REMOTE_WRITE.bit()) == 0 ? null
+            : total == 0 ? MemorySegment.NULL
             : MemMemoryRegion.resolve(r.remoteKey(), r.remoteAddress(), total, t.scope, Access.REMOTE_WRITE);
         if (remote == null) {
           t.toErrorLocked();

@@ -659,6 +659,55 @@ public abstract class AbstractTransportConformanceTest {
         .expectNext("served").verifyComplete();
   }
 
+  /** Connect attempts racing a server's dispose; fewer on slow targets. */
+  protected int raceConnections() {
+    return 64;
+  }
+
+  /**
+   * Many connects race the server's dispose: each attempt either fails or yields a connection
+   * that the dispose ends (the client sees the disconnect without disposing it), every connection
+   * the server made is disposed, and the verbs objects return to their baseline (checked after
+   * each test), so no connection escapes the dispose.
+   */
+  @Test
+  void connectsRacingTheServersDisposeLeaveNoConnectionBehind() {
+    int n = raceConnections();
+    List<RdmaConnection> served = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Sinks.Empty<Void> firstServed = Sinks.empty();
+    DisposableRdmaServer server = bind(server().option(RdmaOption.BUFFER_COUNT, 4)
+        .option(RdmaOption.MAX_PENDING_HANDSHAKES, n)
+        .doOnConnection(c -> {
+          served.add(c);
+          firstServed.tryEmitEmpty();
+        })
+        .handle((in, out) -> out.send(in.receive())));
+    List<RdmaConnection> made = new java.util.concurrent.CopyOnWriteArrayList<>();
+    AtomicInteger failed = new AtomicInteger();
+    Mono<Void> racing = Flux.range(0, n)
+        .flatMap(i -> client(server).option(RdmaOption.BUFFER_COUNT, 4).connect()
+            .doOnNext(made::add)
+            .onErrorResume(e -> {
+              failed.incrementAndGet();
+              return Mono.empty();
+            }), n)
+        .then()
+        .cache();
+    racing.subscribe();
+    StepVerifier.create(firstServed.asMono()).expectComplete().verify(WAIT);
+    server.disposeNow(WAIT);
+    StepVerifier.create(racing).expectComplete().verify(WAIT);
+    clients.addAll(made);
+    assertThat(made.size() + failed.get()).as("every attempt ended").isEqualTo(n);
+    assertThat(made).as("at least the first connection was made").isNotEmpty();
+    for (RdmaConnection c : made) {
+      StepVerifier.create(c.onDispose()).as("a client connection the dispose should have ended")
+          .expectComplete().verify(WAIT);
+    }
+    assertThat(served).as("server connections").allMatch(RdmaConnection::isDisposed);
+    StepVerifier.create(server.onDispose()).expectComplete().verify(WAIT);
+  }
+
   /** Connects, retrying while the server refuses (it frees a closed connection's side asynchronously). */
   private RdmaConnection connectOnceThereIsRoom(DisposableRdmaServer server) {
     RdmaConnection c = Mono.defer(() -> client(server).connect())

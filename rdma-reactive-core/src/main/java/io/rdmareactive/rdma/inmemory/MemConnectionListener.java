@@ -100,7 +100,13 @@ final class MemConnectionListener extends AbstractRdmaResource implements Listen
               "the listener on " + address + " could not create an endpoint: " + e.getMessage(), e));
           continue;
         }
-        s.next(ep);
+        synchronized (this) { // close() runs release(), which completes the sink, under this lock
+          if (!isClosed()) {
+            s.next(ep);
+            continue;
+          }
+        }
+        ep.reject(new byte[0]); // closed meanwhile: a completed sink would drop it, leaking it; refuse and free it
       }
       missed = wip.addAndGet(-missed);
     } while (missed != 0);

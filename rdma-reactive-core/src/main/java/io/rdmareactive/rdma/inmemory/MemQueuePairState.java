@@ -237,7 +237,9 @@ final class MemQueuePairState {
         return SUCCESS;
       }
       case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> {
+        // A zero-byte write names no remote memory: its address and key are not checked (IBTA C9-88).
         MemorySegment remote = (t.remoteAccess & Access.REMOTE_WRITE.bit()) == 0 ? null
+            : total == 0 ? MemorySegment.NULL
             : MemMemoryRegion.resolve(fabric, r.remoteKey(), r.remoteAddress(), total, t.scope, Access.REMOTE_WRITE);
         if (remote == null) {
           t.toErrorLocked();

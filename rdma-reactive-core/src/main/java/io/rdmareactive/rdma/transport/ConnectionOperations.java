@@ -49,6 +49,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
   static final long RECV = 1L << 40;
   static final long DATA = 2L << 40;
   static final long CREDIT = 3L << 40;
+  static final long KEEPALIVE = 4L << 40;
   private static final long TAG = 0xFFL << 40;
 
   private final Endpoint endpoint;
@@ -79,6 +80,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
   private final InboundReceiver receiver;
   private final ConnectionCloser closer;
   private final CompletionIntake intake;
+  private final Keepalive keepalive;
 
   /**
    * Registers the buffers on {@code endpoint}, posts the initial receives and starts its completion
@@ -115,6 +117,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     sender = new OutboundSender(this, endpoint.queuePair(), config, buffers, window, fragmenter, counters);
     closer = new ConnectionCloser(this, endpoint, buffers, ring, sender, receiver, config.liveness().closeTimeout());
     intake = new CompletionIntake(this, ring, closer);
+    keepalive = new Keepalive(this, config.liveness().keepaliveInterval());
     try {
       // Before the connection is established, as rdma_server.c does: the peer may send at once.
       int initial = raw ? receiveCount : RESERVE;
@@ -314,7 +317,12 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
           sender.pump();
         }
         sender.sendCredits();
+        if (keepalive.probeDue(sender.sendsOutstanding())) {
+          sender.postProbe();
+        }
       }
+    } else if (closer.disconnected()) {
+      keepalive.stop();
     }
     closer.closeIfDue();
   }
@@ -326,6 +334,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
           Math.min(config.maxMessageSize(), peer.maxMessageSize()));
     }
     started = true;
+    keepalive.start();
     if (flushedBeforeStart && failure == null && !peerDisconnected) {
       failure = reset("the queue pair went to the error state", null);
     }
@@ -357,17 +366,25 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
         }
         return;
       }
+      keepalive.sign();
       receiver.received(index, byteLength, hasImmediate, immediateData);
       return;
     }
     sender.sendCompleted(tag == DATA, index, success);
+    if (tag == KEEPALIVE) {
+      keepalive.probeCompleted();
+    } else if (success) {
+      keepalive.sign(); // the peer acknowledged it
+    }
     if (!success) {
       if (status == WorkCompletion.Status.RNR_RETRY_EXC_ERR) {
         counters.receiverNotReady();
       }
       // A send failing because the peer just disconnected is the disconnect, not a fault.
       if (!closer.disconnected() && failure == null && !peerDisconnected) {
-        failure = reset("a send failed (the peer is gone or stopped receiving)",
+        failure = reset(tag == KEEPALIVE
+            ? "the peer did not acknowledge a keepalive (it or the path to it is gone)"
+            : "a send failed (the peer is gone or stopped receiving)",
             new WorkCompletionException(failedRecord(failed, wrId, status)));
       }
     }

@@ -249,6 +249,14 @@ final class OutboundSender {
     sent();
   }
 
+  /** Posts a keepalive probe: a zero-length RDMA WRITE, which needs no credit (see {@link Keepalive}). */
+  void postProbe() {
+    // Zero bytes: no remote address or key is checked (IBTA C9-88), so none is needed.
+    sendRequest.reset(ConnectionOperations.KEEPALIVE, SendRequest.Opcode.RDMA_WRITE).remote(0, 0).flags(SendRequest.SIGNALED);
+    qp.postSend(sendRequest);
+    sent();
+  }
+
   /**
    * What the item's bytes are copied from, wrapping nothing where that is possible (a wrapper per
    * message would be an allocation per message): a byte[] and a message this connection received

@@ -63,6 +63,17 @@ public final class RdmaOption<T> {
    */
   public static final RdmaOption<Integer> RNR_RETRY =
       new RdmaOption<>("RNR_RETRY", Integer.class, v -> v >= 0 && v <= 7, "0 .. 7 (7: forever)", 6);
+  /**
+   * How long a connection may go without any sign of its peer (nothing arrived, nothing
+   * acknowledged) before it probes the path with a keepalive: a zero-length RDMA WRITE, which the
+   * peer's adapter acknowledges without consuming a receive or a credit, and which the peer's
+   * application never sees. A dead peer or path fails the probe after RETRY_COUNT retries
+   * (RETRY_EXC_ERR), and the connection with it. Duration.ZERO, the default, sends none: an
+   * idle connection then notices a dead peer only when it next sends.
+   */
+  public static final RdmaOption<Duration> KEEPALIVE_INTERVAL = new RdmaOption<>("KEEPALIVE_INTERVAL", Duration.class,
+      v -> v.isZero() || (v.compareTo(Duration.ofMillis(10)) >= 0 && v.compareTo(Duration.ofDays(1)) <= 0),
+      "0 (off) or 10 ms .. 1 day", Duration.ZERO);
   /** The verbs provider: {@code auto}, {@code native} or {@code in-memory} (default: the rdma.provider selection). */
   public static final RdmaOption<String> PROVIDER = new RdmaOption<>("PROVIDER", String.class,
       v -> switch (v.toLowerCase(Locale.ROOT)) {

@@ -15,7 +15,9 @@ import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import org.reactivestreams.Publisher;
+import org.reactivestreams.Subscription;
 import reactor.core.Disposable;
+import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
@@ -135,8 +137,50 @@ public final class RdmaServer {
       this.listener = listener;
       // Off the CM thread: registering buffers and the user's callbacks never hold up connection
       // setup for the whole process (rdma-cm serves every id).
-      this.accepting = listener.incoming().publishOn(Schedulers.boundedElastic(), 1).subscribe(this::accept,
-          this::listenerFailed, () -> listening.tryEmitEmpty());
+      this.accepting = listener.incoming()
+          // Handed out after a dispose cancelled this: the endpoint is ours to close all the same
+          // (refusing it also tells its client), off the canceller's thread (the CM's, say).
+          .doOnDiscard(Endpoint.class, e -> Schedulers.boundedElastic()
+              .schedule(() -> refuse(e, Protocol.Reject.SHUTTING_DOWN)))
+          .subscribeWith(new Acceptor());
+    }
+
+    /**
+     * Takes one connect request at a time, each accepted on a task of its own. Not publishOn: a
+     * dispose cancels publishOn's worker, and a request queued for it then is neither accepted
+     * nor discarded, so its endpoint would leak. A task here always runs, and finds the server
+     * disposed.
+     */
+    private final class Acceptor extends BaseSubscriber<Endpoint> {
+      @Override
+      protected void hookOnSubscribe(Subscription s) {
+        s.request(1);
+      }
+
+      @Override
+      protected void hookOnNext(Endpoint endpoint) {
+        try {
+          Schedulers.boundedElastic().schedule(() -> {
+            try {
+              accept(endpoint);
+            } finally {
+              request(1);
+            }
+          });
+        } catch (RuntimeException rejected) { // the scheduler is shut down: the JVM is exiting
+          refuse(endpoint, Protocol.Reject.SHUTTING_DOWN);
+        }
+      }
+
+      @Override
+      protected void hookOnError(Throwable e) {
+        listenerFailed(e);
+      }
+
+      @Override
+      protected void hookOnComplete() {
+        listening.tryEmitEmpty();
+      }
     }
 
     private void accept(Endpoint endpoint) {

@@ -52,10 +52,14 @@ record TransportConfig(String host, int port, int bufferSize, int bufferCount, i
     return with(limits, l);
   }
 
-  /** Deadlines that keep a connection from hanging on its peer: the close wait and the QP's retries. */
-  record Liveness(Duration closeTimeout, int retryCount, int rnrRetry) {
+  /**
+   * Deadlines that keep a connection from hanging on its peer: the close wait, the QP's retries
+   * and the keepalive interval (zero: none).
+   */
+  record Liveness(Duration closeTimeout, int retryCount, int rnrRetry, Duration keepaliveInterval) {
     static final Liveness DEFAULTS = new Liveness(RdmaOption.CLOSE_TIMEOUT.defaultValue(),
-        RdmaOption.RETRY_COUNT.defaultValue(), RdmaOption.RNR_RETRY.defaultValue());
+        RdmaOption.RETRY_COUNT.defaultValue(), RdmaOption.RNR_RETRY.defaultValue(),
+        RdmaOption.KEEPALIVE_INTERVAL.defaultValue());
   }
 
   TransportConfig withLoops(RdmaLoopResources loops) {
@@ -94,11 +98,16 @@ record TransportConfig(String host, int port, int bufferSize, int bufferCount, i
     } else if (option == RdmaOption.HANDSHAKE_TIMEOUT) {
       return withLimits(new Limits(limits.maxConnections, limits.maxPendingHandshakes, (Duration) v));
     } else if (option == RdmaOption.CLOSE_TIMEOUT) {
-      return withLiveness(new Liveness((Duration) v, liveness.retryCount, liveness.rnrRetry));
+      return withLiveness(new Liveness((Duration) v, liveness.retryCount, liveness.rnrRetry,
+          liveness.keepaliveInterval));
     } else if (option == RdmaOption.RETRY_COUNT) {
-      return withLiveness(new Liveness(liveness.closeTimeout, (Integer) v, liveness.rnrRetry));
+      return withLiveness(new Liveness(liveness.closeTimeout, (Integer) v, liveness.rnrRetry,
+          liveness.keepaliveInterval));
     } else if (option == RdmaOption.RNR_RETRY) {
-      return withLiveness(new Liveness(liveness.closeTimeout, liveness.retryCount, (Integer) v));
+      return withLiveness(new Liveness(liveness.closeTimeout, liveness.retryCount, (Integer) v,
+          liveness.keepaliveInterval));
+    } else if (option == RdmaOption.KEEPALIVE_INTERVAL) {
+      return withLiveness(new Liveness(liveness.closeTimeout, liveness.retryCount, liveness.rnrRetry, (Duration) v));
     } else if (option == RdmaOption.PROVIDER) {
       pr = ((String) v).toLowerCase(Locale.ROOT);
     } else if (option == RdmaOption.RAW) {

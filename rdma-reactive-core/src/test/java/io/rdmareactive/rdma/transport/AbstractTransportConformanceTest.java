@@ -650,6 +650,55 @@ public abstract class AbstractTransportConformanceTest {
         .expectNext("served").verifyComplete();
   }
 
+  /** Connect attempts racing a server's dispose; fewer on slow targets. */
+  protected int raceConnections() {
+    return 64;
+  }
+
+  /**
+   * Many connects race the server's dispose: each attempt either fails or yields a connection
+   * that the dispose ends (the client sees the disconnect without disposing it), every connection
+   * the server made is disposed, and the verbs objects return to their baseline (checked after
+   * each test), so no connection escapes the dispose.
+   */
+  @Test
+  void connectsRacingTheServersDisposeLeaveNoConnectionBehind() {
+    int n = raceConnections();
+    List<RdmaConnection> served = new java.util.concurrent.CopyOnWriteArrayList<>();
+    Sinks.Empty<Void> firstServed = Sinks.empty();
+    DisposableRdmaServer server = bind(server().option(RdmaOption.BUFFER_COUNT, 4)
+        .option(RdmaOption.MAX_PENDING_HANDSHAKES, n)
+        .doOnConnection(c -> {
+          served.add(c);
+          firstServed.tryEmitEmpty();
+        })
+        .handle((in, out) -> out.send(in.receive())));
+    List<RdmaConnection> made = new java.util.concurrent.CopyOnWriteArrayList<>();
+    AtomicInteger failed = new AtomicInteger();
+    Mono<Void> racing = Flux.range(0, n)
+        .flatMap(i -> client(server).option(RdmaOption.BUFFER_COUNT, 4).connect()
+            .doOnNext(made::add)
+            .onErrorResume(e -> {
+              failed.incrementAndGet();
+              return Mono.empty();
+            }), n)
+        .then()
+        .cache();
+    racing.subscribe();
+    StepVerifier.create(firstServed.asMono()).expectComplete().verify(WAIT);
+    server.disposeNow(WAIT);
+    StepVerifier.create(racing).expectComplete().verify(WAIT);
+    clients.addAll(made);
+    assertThat(made.size() + failed.get()).as("every attempt ended").isEqualTo(n);
+    assertThat(made).as("at least the first connection was made").isNotEmpty();
+    for (RdmaConnection c : made) {
+      StepVerifier.create(c.onDispose()).as("a client connection the dispose should have ended")
+          .expectComplete().verify(WAIT);
+    }
+    assertThat(served).as("server connections").allMatch(RdmaConnection::isDisposed);
+    StepVerifier.create(server.onDispose()).expectComplete().verify(WAIT);
+  }
+
   /** Connects, retrying while the server refuses (it frees a closed connection's side asynchronously). */
   private RdmaConnection connectOnceThereIsRoom(DisposableRdmaServer server) {
     RdmaConnection c = Mono.defer(() -> client(server).connect())
@@ -735,6 +784,83 @@ public abstract class AbstractTransportConformanceTest {
     }
     assertThat(scheduledByTransport).as("transport work scheduled on a Reactor scheduler").isEmpty();
     assertThat(closedOn).hasSize(5).noneMatch(name -> name.startsWith("parallel-"));
+  }
+
+  // ---- keepalive ------------------------------------------------------------------------------
+
+  /** The keepalive interval of the keepalive tests; slow providers may want a longer one. */
+  protected Duration keepaliveInterval() {
+    return Duration.ofMillis(200);
+  }
+
+  /**
+   * A peer that vanishes without a disconnect (its QP in ERROR, as a dead host or path looks)
+   * leaves an idle connection that only a keepalive can find dead: the victim sends nothing and
+   * reads nothing, yet its connection fails with a RESET that names the keepalive, and is freed.
+   */
+  @Test
+  void anIdleConnectionWhosePeerVanishedFailsByItsKeepalive() {
+    Sinks.One<Throwable> victimSaw = Sinks.one();
+    Sinks.Empty<Void> subscribed = Sinks.empty();
+    AtomicReference<RdmaConnection> victim = new AtomicReference<>();
+    DisposableRdmaServer server = bind(server().option(RdmaOption.KEEPALIVE_INTERVAL, keepaliveInterval())
+        .option(RdmaOption.RETRY_COUNT, 1)
+        .doOnConnection(victim::set)
+        .handle((in, out) -> {
+          // No demand: no credit update goes to the peer, so only a probe can find it gone.
+          in.receive().subscribe(new reactor.core.publisher.BaseSubscriber<RdmaMessage>() {
+            @Override
+            protected void hookOnSubscribe(org.reactivestreams.Subscription s) {
+              subscribed.tryEmitEmpty();
+            }
+
+            @Override
+            protected void hookOnError(Throwable e) {
+              victimSaw.tryEmitValue(e);
+            }
+          });
+          return Mono.never();
+        }));
+    try (RoguePeer rogue = RoguePeer.connect(connections(), new InetSocketAddress(host(), server.port()), 8, WAIT)) {
+      StepVerifier.create(subscribed.asMono()).expectComplete().verify(WAIT);
+      rogue.vanish();
+      long start = System.nanoTime();
+      StepVerifier.create(victimSaw.asMono())
+          .assertNext(e -> {
+            assertReason(e, ConnectionException.Reason.RESET);
+            assertThat(e).hasMessageContaining("keepalive");
+          })
+          .expectComplete()
+          .verify(WAIT);
+      System.out.println("keepalive: a vanished peer noticed after "
+          + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms (interval " + keepaliveInterval() + ")");
+      StepVerifier.create(victim.get().onDispose()).expectComplete().verify(WAIT);
+    }
+    RdmaConnection good = connect(client(server));
+    StepVerifier.create(good.outbound().sendString(Mono.just("fine")).then()).expectComplete().verify(WAIT);
+  }
+
+  /**
+   * Keepalives on both ends of a connection idle for many intervals cost nothing visible: no
+   * error, no message, no protocol violation, and it still echoes afterwards.
+   */
+  @Test
+  void keepalivesKeepAnIdleConnectionToALivePeerUp() {
+    DisposableRdmaServer server = bind(server().option(RdmaOption.KEEPALIVE_INTERVAL, keepaliveInterval())
+        .handle((in, out) -> out.send(in.receive())));
+    RdmaConnection c = connect(client(server).option(RdmaOption.KEEPALIVE_INTERVAL, keepaliveInterval()));
+    StepVerifier.create(c.outbound().sendString(Mono.just("before")).thenMany(c.inbound().receiveString().take(2)))
+        .expectNext("before")
+        .thenAwait(keepaliveInterval().multipliedBy(6))
+        .then(() -> {
+          assertThat(c.isDisposed()).as("disposed while idle with keepalives").isFalse();
+          c.outbound().sendString(Mono.just("after")).subscribe();
+        })
+        .expectNext("after")
+        .expectComplete()
+        .verify(WAIT);
+    assertThat(c.statistics().creditViolations()).isZero();
+    assertThat(c.statistics().messagesReceived()).as("the probes are no messages").isEqualTo(2);
   }
 
   // ---- a peer that breaks the protocol --------------------------------------------------------

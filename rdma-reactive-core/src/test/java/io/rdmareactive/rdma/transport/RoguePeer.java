@@ -65,6 +65,14 @@ final class RoguePeer implements AutoCloseable {
         .immediate(immediate));
   }
 
+  /**
+   * Dies without a word: its QP goes to ERROR and no disconnect is sent, as when its host or the
+   * path to it dies. The victim's adapter gets no acknowledgement from it any more.
+   */
+  void vanish() {
+    endpoint.queuePair().toError();
+  }
+
   @Override
   public void close() {
     try {

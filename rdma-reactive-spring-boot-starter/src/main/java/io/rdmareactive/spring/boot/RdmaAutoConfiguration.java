@@ -90,7 +90,11 @@ public class RdmaAutoConfiguration {
         .option(RdmaOption.BUFFER_COUNT, p.getBufferCount())
         .option(RdmaOption.MAX_MESSAGE_SIZE, p.getMaxMessageSize())
         .option(RdmaOption.INLINE_THRESHOLD, p.getInlineThreshold())
-        .option(RdmaOption.RAW, p.isRaw());
+        .option(RdmaOption.RAW, p.isRaw())
+        .option(RdmaOption.CLOSE_TIMEOUT, p.getCloseTimeout())
+        .option(RdmaOption.RETRY_COUNT, p.getRetryCount())
+        .option(RdmaOption.RNR_RETRY, p.getRnrRetry())
+        .option(RdmaOption.KEEPALIVE_INTERVAL, p.getKeepaliveInterval());
   }
 
   /** The server, when a handler exists. */
@@ -113,6 +117,10 @@ public class RdmaAutoConfiguration {
           .option(RdmaOption.MAX_MESSAGE_SIZE, p.getMaxMessageSize())
           .option(RdmaOption.INLINE_THRESHOLD, p.getInlineThreshold())
           .option(RdmaOption.RAW, p.isRaw())
+          .option(RdmaOption.CLOSE_TIMEOUT, p.getCloseTimeout())
+          .option(RdmaOption.RETRY_COUNT, p.getRetryCount())
+          .option(RdmaOption.RNR_RETRY, p.getRnrRetry())
+          .option(RdmaOption.KEEPALIVE_INTERVAL, p.getKeepaliveInterval())
           .option(RdmaOption.MAX_CONNECTIONS, p.getMaxConnections())
           .option(RdmaOption.MAX_PENDING_HANDSHAKES, p.getMaxPendingHandshakes())
           .option(RdmaOption.HANDSHAKE_TIMEOUT, p.getHandshakeTimeout())

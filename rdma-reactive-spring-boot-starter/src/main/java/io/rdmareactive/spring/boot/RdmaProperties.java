@@ -123,6 +123,18 @@ public class RdmaProperties implements Validator {
     /** Raw mode: no framing or credits, for plain librdmacm peers. */
     private boolean raw = false;
 
+    /** How long closing waits for the peer to acknowledge posted sends before it disconnects anyway. */
+    private Duration closeTimeout = RdmaOption.CLOSE_TIMEOUT.defaultValue();
+
+    /** Transport retries of an unacknowledged send before the connection is reset (0 .. 7). */
+    private int retryCount = RdmaOption.RETRY_COUNT.defaultValue();
+
+    /** Retries of a send the peer answered "receiver not ready" (0 .. 7; 7 retries forever). */
+    private int rnrRetry = RdmaOption.RNR_RETRY.defaultValue();
+
+    /** Idle time after which the peer is probed, so that a dead one is noticed (0: never). */
+    private Duration keepaliveInterval = RdmaOption.KEEPALIVE_INTERVAL.defaultValue();
+
     public int getBufferSize() {
       return bufferSize;
     }
@@ -161,6 +173,38 @@ public class RdmaProperties implements Validator {
 
     public void setRaw(boolean raw) {
       this.raw = raw;
+    }
+
+    public Duration getCloseTimeout() {
+      return closeTimeout;
+    }
+
+    public void setCloseTimeout(Duration closeTimeout) {
+      this.closeTimeout = closeTimeout;
+    }
+
+    public int getRetryCount() {
+      return retryCount;
+    }
+
+    public void setRetryCount(int retryCount) {
+      this.retryCount = retryCount;
+    }
+
+    public int getRnrRetry() {
+      return rnrRetry;
+    }
+
+    public void setRnrRetry(int rnrRetry) {
+      this.rnrRetry = rnrRetry;
+    }
+
+    public Duration getKeepaliveInterval() {
+      return keepaliveInterval;
+    }
+
+    public void setKeepaliveInterval(Duration keepaliveInterval) {
+      this.keepaliveInterval = keepaliveInterval;
     }
   }
 
@@ -322,6 +366,16 @@ public class RdmaProperties implements Validator {
         t.getMaxMessageSize() >= 1 && t.getMaxMessageSize() <= 256 << 20, "must be 1 .. 268435456");
     check(errors, at + ".inline-threshold", t.getInlineThreshold(),
         t.getInlineThreshold() >= 0 && t.getInlineThreshold() <= 1024, "must be 0 .. 1024");
+    check(errors, at + ".close-timeout", t.getCloseTimeout(),
+        !t.getCloseTimeout().isNegative() && !t.getCloseTimeout().isZero(), "must be positive");
+    check(errors, at + ".retry-count", t.getRetryCount(), t.getRetryCount() >= 0 && t.getRetryCount() <= 7,
+        "must be 0 .. 7");
+    check(errors, at + ".rnr-retry", t.getRnrRetry(), t.getRnrRetry() >= 0 && t.getRnrRetry() <= 7,
+        "must be 0 .. 7 (7: forever)");
+    Duration k = t.getKeepaliveInterval();
+    check(errors, at + ".keepalive-interval", k,
+        k.isZero() || (k.compareTo(Duration.ofMillis(10)) >= 0 && k.compareTo(Duration.ofDays(1)) <= 0),
+        "must be 0 (off) or 10ms .. 1d");
   }
 
   /**

@@ -79,7 +79,9 @@ class RdmaAutoConfigurationTest {
         "rdma.server.max-connections=100", "rdma.server.max-pending-handshakes=8", "rdma.server.handshake-timeout=3s",
         "rdma.clients.pricing.host=10.0.0.1", "rdma.clients.pricing.port=9000",
         "rdma.clients.pricing.connect-timeout=3s", "rdma.clients.pricing.buffer-count=8",
-        "rdma.clients.audit.port=9001").run(ctx -> {
+        "rdma.clients.audit.port=9001", "rdma.server.close-timeout=2s", "rdma.server.retry-count=3",
+        "rdma.server.rnr-retry=7", "rdma.server.keepalive-interval=15s", "rdma.clients.pricing.keepalive-interval=1m",
+        "rdma.clients.pricing.retry-count=2").run(ctx -> {
           RdmaProperties p = ctx.getBean(RdmaProperties.class);
           assertThat(p.getProvider()).isEqualTo(RdmaProperties.Provider.IN_MEMORY);
           assertThat(p.getDevice()).isEqualTo("mem0");
@@ -105,6 +107,14 @@ class RdmaAutoConfigurationTest {
           assertThat(c.getPort()).isEqualTo(9000);
           assertThat(c.getConnectTimeout()).isEqualTo(Duration.ofSeconds(3));
           assertThat(c.getBufferCount()).isEqualTo(8);
+          assertThat(s.getCloseTimeout()).isEqualTo(Duration.ofSeconds(2));
+          assertThat(s.getRetryCount()).isEqualTo(3);
+          assertThat(s.getRnrRetry()).isEqualTo(7);
+          assertThat(s.getKeepaliveInterval()).isEqualTo(Duration.ofSeconds(15));
+          assertThat(c.getKeepaliveInterval()).isEqualTo(Duration.ofMinutes(1));
+          assertThat(c.getRetryCount()).isEqualTo(2);
+          assertThat(c.getRnrRetry()).as("default").isEqualTo(RdmaOption.RNR_RETRY.defaultValue());
+          assertThat(c.getCloseTimeout()).as("default").isEqualTo(RdmaOption.CLOSE_TIMEOUT.defaultValue());
           assertThat(p.getClients().get("audit").getHost()).isEqualTo("localhost");
           assertThat(ctx.getBean(RdmaProvider.class).name()).isEqualTo("in-memory");
           RdmaClients clients = ctx.getBean(RdmaClients.class);
@@ -134,6 +144,13 @@ class RdmaAutoConfigurationTest {
             .hasMessageContaining("rdma.loops must be >= 1, was 0")
             .hasMessageContaining("rdma.server.max-connections must be >= 1, was 0")
             .hasMessageContaining("rdma.server.handshake-timeout must be positive"));
+    inMemory.withPropertyValues("rdma.server.close-timeout=0s", "rdma.server.retry-count=8",
+        "rdma.clients.x.rnr-retry=-1", "rdma.clients.x.keepalive-interval=5ms")
+        .run(ctx -> assertThat(ctx).hasFailed().getFailure().rootCause()
+            .hasMessageContaining("rdma.server.close-timeout must be positive, was PT0S")
+            .hasMessageContaining("rdma.server.retry-count must be 0 .. 7, was 8")
+            .hasMessageContaining("rdma.clients.x.rnr-retry must be 0 .. 7 (7: forever), was -1")
+            .hasMessageContaining("rdma.clients.x.keepalive-interval must be 0 (off) or 10ms .. 1d, was PT0.005S"));
     // Not a value of the enum: Boot's conversion failure names the property.
     runner.withPropertyValues("rdma.provider=fpga").run(ctx -> assertThat(ctx).hasFailed()
         .getFailure().hasStackTraceContaining("rdma.provider"));

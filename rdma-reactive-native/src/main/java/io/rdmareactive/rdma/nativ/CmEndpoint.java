@@ -93,7 +93,7 @@ final class CmEndpoint extends AbstractRdmaResource {
     try (Arena a = Arena.ofConfined()) {
       MemorySegment attr = qp.toNative(a, MemorySegment.NULL);
       MemorySegment out = a.allocate(ADDRESS);
-      int rc = (int) RdmaCm.H.CREATE_EP.invokeExact(Native.callState(), out, address.segment(),
+      int rc = (int) Librdmacm.CREATE_EP.invokeExact(Native.callState(), out, address.segment(),
           (MemorySegment) (pd == null ? MemorySegment.NULL : pd), attr);
       if (rc != 0) {
         throw RdmaCm.connectFailure("rdma_create_ep", Native.lastErrno(), "resolving " + address);
@@ -193,7 +193,7 @@ final class CmEndpoint extends AbstractRdmaResource {
     ensureOpen();
     try (Arena a = Arena.ofConfined()) {
       MemorySegment param = RdmaCm.connParam(a, privateData);
-      int rc = (int) RdmaCm.H.CONNECT.invokeExact(Native.callState(), id, param);
+      int rc = (int) Librdmacm.CONNECT.invokeExact(Native.callState(), id, param);
       if (rc != 0) {
         throw RdmaCm.connectFailure("rdma_connect", Native.lastErrno(), "connecting " + this);
       }
@@ -211,7 +211,7 @@ final class CmEndpoint extends AbstractRdmaResource {
     ensureOpen();
     try (Arena a = Arena.ofConfined()) {
       MemorySegment param = RdmaCm.connParam(a, privateData);
-      int rc = (int) RdmaCm.H.ACCEPT.invokeExact(Native.callState(), id, param);
+      int rc = (int) Librdmacm.ACCEPT.invokeExact(Native.callState(), id, param);
       if (rc != 0) {
         throw RdmaCm.connectFailure("rdma_accept", Native.lastErrno(), "accepting " + this);
       }
@@ -228,7 +228,7 @@ final class CmEndpoint extends AbstractRdmaResource {
     }
     try (Arena a = Arena.ofConfined()) {
       MemorySegment data = privateData.length == 0 ? MemorySegment.NULL : a.allocateFrom(JAVA_BYTE, privateData);
-      int rc = (int) RdmaCm.H.REJECT.invokeExact(Native.callState(), id, data, (byte) privateData.length);
+      int rc = (int) Librdmacm.REJECT.invokeExact(Native.callState(), id, data, (byte) privateData.length);
       if (rc != 0) {
         throw RdmaCm.failure("rdma_reject");
       }
@@ -244,7 +244,7 @@ final class CmEndpoint extends AbstractRdmaResource {
   synchronized void disconnect() {
     ensureOpen();
     try {
-      int rc = (int) RdmaCm.H.DISCONNECT.invokeExact(Native.callState(), id);
+      int rc = (int) Librdmacm.DISCONNECT.invokeExact(Native.callState(), id);
       if (rc != 0) {
         throw RdmaCm.failure("rdma_disconnect");
       }
@@ -257,7 +257,7 @@ final class CmEndpoint extends AbstractRdmaResource {
   synchronized void resolveRoute(int timeoutMillis) {
     ensureOpen();
     try {
-      int rc = (int) RdmaCm.H.RESOLVE_ROUTE.invokeExact(Native.callState(), id, timeoutMillis);
+      int rc = (int) Librdmacm.RESOLVE_ROUTE.invokeExact(Native.callState(), id, timeoutMillis);
       if (rc != 0) {
         throw RdmaCm.connectFailure("rdma_resolve_route", Native.lastErrno(), "resolving a route for " + this);
       }
@@ -270,7 +270,7 @@ final class CmEndpoint extends AbstractRdmaResource {
   synchronized void resolveAddress(CmAddressInfo address, int timeoutMillis) {
     ensureOpen();
     try {
-      int rc = (int) RdmaCm.H.RESOLVE_ADDR.invokeExact(Native.callState(), id, address.sourceAddress(),
+      int rc = (int) Librdmacm.RESOLVE_ADDR.invokeExact(Native.callState(), id, address.sourceAddress(),
           address.destinationAddress(), timeoutMillis);
       if (rc != 0) {
         throw RdmaCm.connectFailure("rdma_resolve_addr", Native.lastErrno(), "resolving " + address);
@@ -288,7 +288,7 @@ final class CmEndpoint extends AbstractRdmaResource {
     }
     try (Arena a = Arena.ofConfined()) {
       MemorySegment attr = options.toNative(a, MemorySegment.NULL);
-      int rc = (int) RdmaCm.H.CREATE_QP.invokeExact(Native.callState(), id,
+      int rc = (int) Librdmacm.CREATE_QP.invokeExact(Native.callState(), id,
           (MemorySegment) (pd == null ? MemorySegment.NULL : pd), attr);
       if (rc != 0) {
         throw RdmaCm.failure("rdma_create_qp");
@@ -304,7 +304,7 @@ final class CmEndpoint extends AbstractRdmaResource {
   synchronized void migrate(MemorySegment channel) {
     ensureOpen();
     try {
-      int rc = (int) RdmaCm.H.MIGRATE_ID.invokeExact(Native.callState(), id, channel);
+      int rc = (int) Librdmacm.MIGRATE_ID.invokeExact(Native.callState(), id, channel);
       if (rc != 0) {
         throw RdmaCm.failure("rdma_migrate_id");
       }
@@ -378,8 +378,8 @@ final class CmEndpoint extends AbstractRdmaResource {
     try {
       // rdma_post_recvv: ibv_post_srq_recv(id->srq) when the id has an SRQ, else ibv_post_recv(id->qp).
       rc = srq.equals(MemorySegment.NULL)
-          ? (int) RdmaCm.H.OPS_POST.invokeExact(postRecvFn, qp, recvWr, badWr)
-          : (int) RdmaCm.H.OPS_POST.invokeExact(srqPostRecvFn(), srq, recvWr, badWr);
+          ? Ibverbs.post(postRecvFn, qp, recvWr, badWr)
+          : Ibverbs.post(srqPostRecvFn(), srq, recvWr, badWr);
     } catch (Throwable t) {
       throw RdmaCm.rethrow(t);
     }
@@ -427,7 +427,7 @@ final class CmEndpoint extends AbstractRdmaResource {
     sendWr.set(JAVA_INT, VerbsLayout.SEND_WR_SEND_FLAGS, flags);
     int rc;
     try {
-      rc = (int) RdmaCm.H.OPS_POST.invokeExact(postSendFn, qp, sendWr, badWr);
+      rc = Ibverbs.post(postSendFn, qp, sendWr, badWr);
     } catch (Throwable t) {
       throw RdmaCm.rethrow(t);
     }
@@ -483,19 +483,19 @@ final class CmEndpoint extends AbstractRdmaResource {
         MemorySegment wc = send ? sendWc : recvWc;
         fd = send ? sendChannelFd : recvChannelFd;
         try {
-          int n = (int) RdmaCm.H.OPS_POLL_CQ.invokeExact(poll, cq, 1, wc);
+          int n = Ibverbs.pollCq(poll, cq, 1, wc);
           if (n == 0 && !channel.equals(MemorySegment.NULL)) {
-            int rc = (int) RdmaCm.H.OPS_REQ_NOTIFY_CQ.invokeExact(notify, cq, 0);
+            int rc = Ibverbs.reqNotifyCq(notify, cq, 0);
             if (rc != 0) {
               throw Native.failure(function, rc < 0 ? -rc : rc, "ibv_req_notify_cq");
             }
-            n = (int) RdmaCm.H.OPS_POLL_CQ.invokeExact(poll, cq, 1, wc);
+            n = Ibverbs.pollCq(poll, cq, 1, wc);
             if (n == 0) {
               // The channel fd is non-blocking: EAGAIN means no event yet, wait outside the lock.
-              rc = (int) RdmaCm.H.GET_CQ_EVENT.invokeExact(Native.callState(), channel, cqEventOut,
+              rc = Ibverbs.getCqEvent(channel, cqEventOut,
                   cqEventOut.asSlice(ADDRESS.byteSize()));
               if (rc == 0) {
-                RdmaCm.H.ACK_CQ_EVENTS.invokeExact(cqEventOut.get(ADDRESS, 0), 1);
+                Ibverbs.ackCqEvents(cqEventOut.get(ADDRESS, 0), 1);
                 continue;
               }
               int errno = Native.lastErrno();
@@ -580,7 +580,7 @@ final class CmEndpoint extends AbstractRdmaResource {
       l.forget(this);
     }
     try {
-      RdmaCm.H.DESTROY_EP.invokeExact(id);
+      Librdmacm.DESTROY_EP.invokeExact(id);
     } catch (Throwable t) {
       throw new RdmaException("rdma_destroy_ep failed", t);
     }

@@ -35,7 +35,7 @@ final class CmListener extends AbstractRdmaResource {
           .get(JAVA_INT, CmLayout.EVENT_CHANNEL_FD);
       // Non-blocking: rdma_get_request then reports EAGAIN and waits happen in Java, in slices.
       RdmaCm.setNonBlocking(channelFd);
-      port = Short.toUnsignedInt(Short.reverseBytes((short) RdmaCm.H.GET_SRC_PORT.invokeExact(this.id)));
+      port = Short.toUnsignedInt(Short.reverseBytes((short) Librdmacm.GET_SRC_PORT.invokeExact(this.id)));
     } catch (Throwable t) {
       destroy();
       abandon();
@@ -58,13 +58,13 @@ final class CmListener extends AbstractRdmaResource {
     try (CmAddressInfo address = CmAddressInfo.passive(host, port); Arena a = Arena.ofConfined()) {
       MemorySegment attr = qp.toNative(a, MemorySegment.NULL);
       MemorySegment out = a.allocate(ADDRESS);
-      int rc = (int) RdmaCm.H.CREATE_EP.invokeExact(Native.callState(), out, address.segment(),
+      int rc = (int) Librdmacm.CREATE_EP.invokeExact(Native.callState(), out, address.segment(),
           (MemorySegment) (pd == null ? MemorySegment.NULL : pd), attr);
       if (rc != 0) {
         throw RdmaCm.connectFailure("rdma_create_ep", Native.lastErrno(), "binding " + address);
       }
       CmListener listener = new CmListener(out.get(ADDRESS, 0), (host == null ? "*" : host) + ":" + port);
-      rc = (int) RdmaCm.H.LISTEN.invokeExact(Native.callState(), listener.id, backlog);
+      rc = (int) Librdmacm.LISTEN.invokeExact(Native.callState(), listener.id, backlog);
       if (rc != 0) {
         int errno = Native.lastErrno();
         listener.close();
@@ -100,7 +100,7 @@ final class CmListener extends AbstractRdmaResource {
         ensureOpen();
         try (Arena a = Arena.ofConfined()) {
           MemorySegment out = a.allocate(ADDRESS);
-          int rc = (int) RdmaCm.H.GET_REQUEST.invokeExact(Native.callState(), id, out);
+          int rc = (int) Librdmacm.GET_REQUEST.invokeExact(Native.callState(), id, out);
           if (rc == 0) {
             CmEndpoint ep = new CmEndpoint(out.get(ADDRESS, 0), "endpoint accepted on " + address);
             ep.peerPrivateData(ep.eventPrivateData());
@@ -125,7 +125,7 @@ final class CmListener extends AbstractRdmaResource {
 
   private void destroy() {
     try {
-      RdmaCm.H.DESTROY_EP.invokeExact(id);
+      Librdmacm.DESTROY_EP.invokeExact(id);
     } catch (Throwable t) {
       throw new RdmaException("rdma_destroy_ep failed", t);
     }

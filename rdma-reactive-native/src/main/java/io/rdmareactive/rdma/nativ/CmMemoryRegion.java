@@ -41,7 +41,7 @@ final class CmMemoryRegion extends AbstractRdmaResource implements MemoryRegion 
     }
     MemorySegment mr;
     try {
-      mr = (MemorySegment) RdmaCm.H.REG_MR.invokeExact(Native.callState(), pd, segment, segment.byteSize(),
+      mr = Ibverbs.regMr(pd, segment, segment.byteSize(),
           Access.mask(access));
     } catch (Throwable t) {
       throw RdmaCm.rethrow(t);
@@ -53,7 +53,7 @@ final class CmMemoryRegion extends AbstractRdmaResource implements MemoryRegion 
       return new CmMemoryRegion(endpoint, mr, segment, Set.copyOf(EnumSet.copyOf(access)));
     } catch (RuntimeException e) { // the endpoint closed meanwhile: do not leak the registration
       try {
-        int ignored = (int) RdmaCm.H.DEREG_MR.invokeExact(Native.callState(), mr);
+        int ignored = Ibverbs.deregMr(mr);
       } catch (Throwable t) {
         e.addSuppressed(t);
       }
@@ -105,7 +105,7 @@ final class CmMemoryRegion extends AbstractRdmaResource implements MemoryRegion 
   protected void release() {
     int rc;
     try {
-      rc = (int) RdmaCm.H.DEREG_MR.invokeExact(Native.callState(), mr);
+      rc = Ibverbs.deregMr(mr);
     } catch (Throwable t) {
       throw RdmaCm.rethrow(t);
     }

@@ -70,7 +70,7 @@ final class NativeMemoryRegion extends AbstractRdmaResource implements MemoryReg
 
   @Override
   protected void release() {
-    Calls.check(closeFunction(), Calls.status(pd.context.verbs.deregMr, mr));
+    Native.checkReturn(closeFunction(), Ibverbs.deregMr(mr));
   }
 
   @Override

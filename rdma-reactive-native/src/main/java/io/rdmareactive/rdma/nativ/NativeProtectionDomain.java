@@ -47,11 +47,11 @@ class NativeProtectionDomain extends AbstractRdmaResource implements ProtectionD
       throw new IllegalArgumentException("the segment's arena is already closed: " + segment);
     }
     int mask = Access.mask(access);
-    MemorySegment mr = Calls.create("ibv_reg_mr", context.verbs.regMr, pd, segment, segment.byteSize(), mask);
+    MemorySegment mr = Native.created("ibv_reg_mr", Ibverbs.regMr(pd, segment, segment.byteSize(), mask));
     try {
       return new NativeMemoryRegion(this, mr, segment, access.isEmpty() ? Set.of() : Set.copyOf(EnumSet.copyOf(access)));
     } catch (RuntimeException | Error e) {
-      Calls.status(context.verbs.deregMr, mr);
+      Ibverbs.deregMr(mr);
       throw e;
     }
   }
@@ -78,7 +78,7 @@ class NativeProtectionDomain extends AbstractRdmaResource implements ProtectionD
 
   @Override
   protected void release() {
-    Calls.check(closeFunction(), Calls.status(context.verbs.deallocPd, pd));
+    Native.checkReturn(closeFunction(), Ibverbs.deallocPd(pd));
   }
 
   @Override

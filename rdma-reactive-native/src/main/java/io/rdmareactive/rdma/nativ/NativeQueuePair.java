@@ -54,7 +54,6 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
   static final int UD_QKEY = 0x11111111;
   /** enum ibv_wc_opcode: receive opcodes have this bit. */
   private static final int IBV_WC_RECV = 1 << 7;
-  private static final ValueLayout.OfInt BE32 = JAVA_INT.withOrder(ByteOrder.BIG_ENDIAN);
 
   private final NativeContext context;
   final MemorySegment qp;
@@ -86,10 +85,8 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
   private volatile long recvRetired;
   private final Arena arena = Arena.ofShared();
   // Flyweights: one send wr + sges, one recv wr + sges, one bad_wr slot, reused by every post.
-  private final MemorySegment sendWr;
-  private final MemorySegment sendSges;
-  private final MemorySegment recvWr;
-  private final MemorySegment recvSges;
+  private final SendWr sendWr;
+  private final RecvWr recvWr;
   private final MemorySegment badWr;
   /** Frees a QP created by someone else (rdma_destroy_qp); null: ibv_destroy_qp. */
   private final @Nullable AdoptedDestroy adoptedDestroy;
@@ -136,15 +133,9 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
     sendWrIds = new long[ring];
     sendSignaled = new boolean[ring];
     sendMask = ring - 1;
-    sendWr = arena.allocate(SIZEOF_SEND_WR, 8);
-    sendSges = arena.allocate(SIZEOF_SGE * Math.max(1, maxSendSge), 8);
-    recvWr = arena.allocate(SIZEOF_RECV_WR, 8);
-    recvSges = arena.allocate(SIZEOF_SGE * Math.max(1, maxRecvSge), 8);
+    sendWr = new SendWr(arena, maxSendSge);
+    recvWr = new RecvWr(arena, maxRecvSge);
     badWr = arena.allocate(ADDRESS);
-    sendWr.set(ADDRESS, SEND_WR_NEXT, MemorySegment.NULL);
-    sendWr.set(ADDRESS, SEND_WR_SG_LIST, sendSges);
-    recvWr.set(ADDRESS, RECV_WR_NEXT, MemorySegment.NULL);
-    recvWr.set(ADDRESS, RECV_WR_SG_LIST, recvSges);
   }
 
   /** A QP on {@code pd} (a plain PD or a parent domain): RC, UC, UD or XRC_SEND. */
@@ -194,30 +185,24 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
     }
     MemorySegment qp = null;
     try (Arena a = Arena.ofConfined()) {
-      MemorySegment attr = a.allocate(SIZEOF_QP_INIT_ATTR, 8);
-      attr.set(ADDRESS, QP_INIT_ATTR_SEND_CQ, scq.cq);
-      attr.set(ADDRESS, QP_INIT_ATTR_RECV_CQ, rcq == null ? MemorySegment.NULL : rcq.cq);
-      attr.set(ADDRESS, QP_INIT_ATTR_SRQ, srq == null ? MemorySegment.NULL : srq.srq);
-      attr.set(JAVA_INT, QP_INIT_ATTR_CAP_MAX_SEND_WR, o.maxSendWorkRequests());
-      attr.set(JAVA_INT, QP_INIT_ATTR_CAP_MAX_RECV_WR, recvDepth);
-      attr.set(JAVA_INT, QP_INIT_ATTR_CAP_MAX_SEND_SGE, o.maxSendScatterGather());
-      attr.set(JAVA_INT, QP_INIT_ATTR_CAP_MAX_RECV_SGE, recvDepth == 0 ? 0 : o.maxReceiveScatterGather());
-      attr.set(JAVA_INT, QP_INIT_ATTR_CAP_MAX_INLINE_DATA, o.maxInlineData());
-      attr.set(JAVA_INT, QP_INIT_ATTR_QP_TYPE, type.code());
-      attr.set(JAVA_INT, QP_INIT_ATTR_SQ_SIG_ALL, o.signalAll() ? 1 : 0);
+      QpInitAttr attr = new QpInitAttr(a)
+          .queues(scq.cq, rcq == null ? MemorySegment.NULL : rcq.cq, srq == null ? MemorySegment.NULL : srq.srq)
+          .capabilities(o.maxSendWorkRequests(), recvDepth, o.maxSendScatterGather(),
+              recvDepth == 0 ? 0 : o.maxReceiveScatterGather(), o.maxInlineData())
+          .type(type.code(), o.signalAll());
       // ibv_create_qp_ex with comp_mask == PD is ibv_create_qp (XRC_SEND included).
-      qp = Calls.create("ibv_create_qp", context.verbs.createQp, pd.pd, attr);
+      qp = Native.created("ibv_create_qp", Ibverbs.createQp(pd.pd, attr.segment()));
       // The provider writes back the capacities it granted (inline data may be rounded up).
-      int inline = attr.get(JAVA_INT, QP_INIT_ATTR_CAP_MAX_INLINE_DATA);
-      int sendSge = attr.get(JAVA_INT, QP_INIT_ATTR_CAP_MAX_SEND_SGE);
-      int recvSge = attr.get(JAVA_INT, QP_INIT_ATTR_CAP_MAX_RECV_SGE);
+      int inline = attr.maxInlineData();
+      int sendSge = attr.maxSendSge();
+      int recvSge = attr.maxRecvSge();
       NativeQueuePair q = new NativeQueuePair(context, pd, qp, type, scq, rcq, srq, o.maxSendWorkRequests(),
           recvDepth, sendSge, recvSge, inline, o.maxSendWorkRequests(), recvDepth, o.signalAll());
       q.registerOnCqs();
       return q;
     } catch (RuntimeException | Error e) {
       if (qp != null) {
-        Calls.status(context.verbs.destroyQp, qp);
+        Ibverbs.destroyQp(qp);
       }
       scq.unreserve(o.maxSendWorkRequests());
       scq.releaseLease();
@@ -271,7 +256,7 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
       attr.set(JAVA_INT, QP_INIT_ATTR_EX_QP_TYPE, QueuePairType.XRC_RECV.code());
       attr.set(JAVA_INT, QP_INIT_ATTR_EX_COMP_MASK, IBV_QP_INIT_ATTR_XRCD);
       attr.set(ADDRESS, QP_INIT_ATTR_EX_XRCD, xrcd.xrcd);
-      MemorySegment qp = Calls.createVia("ibv_create_qp_ex", Verbs.VCTX_CREATE, fn, context.ctx, attr);
+      MemorySegment qp = Native.created("ibv_create_qp_ex", Ibverbs.createExtended(fn, context.ctx, attr));
       return wrapXrcReceive(context, xrcd, qp);
     }
   }
@@ -286,7 +271,7 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
       attr.set(JAVA_INT, QP_OPEN_ATTR_QP_NUM, qpNumber);
       attr.set(ADDRESS, QP_OPEN_ATTR_XRCD, xrcd.xrcd);
       attr.set(JAVA_INT, QP_OPEN_ATTR_QP_TYPE, QueuePairType.XRC_RECV.code());
-      MemorySegment qp = Calls.createVia("ibv_open_qp", Verbs.VCTX_CREATE, fn, context.ctx, attr);
+      MemorySegment qp = Native.created("ibv_open_qp", Ibverbs.createExtended(fn, context.ctx, attr));
       return wrapXrcReceive(context, xrcd, qp);
     }
   }
@@ -296,7 +281,7 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
       return new NativeQueuePair(context, xrcd, qp, QueuePairType.XRC_RECV, null, null, null, 0, 0, 0, 0, 0, 0, 0,
           false);
     } catch (RuntimeException | Error e) {
-      Calls.status(context.verbs.destroyQp, qp);
+      Ibverbs.destroyQp(qp);
       throw e;
     }
   }
@@ -335,9 +320,9 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
     try (Arena a = Arena.ofConfined()) {
       MemorySegment attr = a.allocate(SIZEOF_QP_ATTR, 8);
       MemorySegment init = a.allocate(SIZEOF_QP_INIT_ATTR, 8);
-      int rc = Calls.status(context.verbs.queryQp, qp, attr, QP_STATE, init);
+      int rc = Ibverbs.queryQp(qp, attr, QP_STATE, init);
       if (rc != 0) {
-        throw Native.failure("ibv_query_qp", Calls.errnoOf(rc), toString());
+        throw Native.failure("ibv_query_qp", Native.errnoOf(rc), toString());
       }
       return QueuePairState.of(attr.get(JAVA_INT, QP_ATTR_QP_STATE));
     }
@@ -428,9 +413,9 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
   }
 
   private void modify(MemorySegment attr, int mask, String target) {
-    int rc = Calls.status(context.verbs.modifyQp, qp, attr, mask);
+    int rc = Ibverbs.modifyQp(qp, attr, mask);
     if (rc != 0) {
-      throw Native.failure("ibv_modify_qp", Calls.errnoOf(rc), this + " to " + target);
+      throw Native.failure("ibv_modify_qp", Native.errnoOf(rc), this + " to " + target);
     }
   }
 
@@ -475,21 +460,11 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
       throw Native.failure("ibv_post_send", NativeCallException.ENOMEM, "send queue of " + this + " is full: "
           + outstanding + " of " + sendCapacity + " work requests outstanding (posted, completion not yet polled)");
     }
-    for (int i = 0; i < n; i++) {
-      long base = (long) i * SIZEOF_SGE;
-      sendSges.set(JAVA_LONG, base + SGE_ADDR, sgl.address(i));
-      sendSges.set(JAVA_INT, base + SGE_LENGTH, sgl.length(i));
-      sendSges.set(JAVA_INT, base + SGE_LKEY, sgl.localKey(i));
-    }
-    MemorySegment wr = sendWr;
-    wr.set(JAVA_LONG, SEND_WR_WR_ID, r.wrId());
-    wr.set(JAVA_INT, SEND_WR_NUM_SGE, n);
-    wr.set(JAVA_INT, SEND_WR_OPCODE, op.code());
-    wr.set(JAVA_INT, SEND_WR_SEND_FLAGS, flags);
-    wr.set(BE32, SEND_WR_IMM_DATA, op.hasImmediate() ? r.immediateData() : 0);
-    wr.set(JAVA_LONG, SEND_WR_WR_RDMA_REMOTE_ADDR, op.isRdma() ? r.remoteAddress() : 0L);
-    wr.set(JAVA_INT, SEND_WR_WR_RDMA_RKEY, op.isRdma() ? r.remoteKey() : 0);
-    wr.set(JAVA_INT, SEND_WR_QP_TYPE_XRC_REMOTE_SRQN, type == QueuePairType.XRC_SEND ? r.remoteSrqNumber() : 0);
+    sendWr.sges().set(sgl);
+    sendWr.wrId(r.wrId()).numSge(n).opcode(op.code()).sendFlags(flags)
+        .immediateData(op.hasImmediate() ? r.immediateData() : 0)
+        .rdma(op.isRdma() ? r.remoteAddress() : 0L, op.isRdma() ? r.remoteKey() : 0)
+        .xrcRemoteSrqNumber(type == QueuePairType.XRC_SEND ? r.remoteSrqNumber() : 0);
     // Published before the call: the completion may be polled before post_send returns.
     int slot = (int) (posted + 1) & sendMask;
     sendWrIds[slot] = r.wrId();
@@ -497,7 +472,7 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
     sendPosted = posted + 1;
     int rc;
     try {
-      rc = (int) Verbs.POST.invokeExact(context.postSendFn, qp, wr, badWr);
+      rc = Ibverbs.post(context.postSendFn, qp, sendWr.segment(), badWr);
     } catch (Throwable t) {
       sendPosted = posted;
       throw new IllegalStateException(t);
@@ -528,11 +503,11 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
       throw Native.failure("ibv_post_recv", NativeCallException.ENOMEM, "receive queue of " + this + " is full: "
           + outstanding + " of " + recvCapacity + " work requests outstanding (posted, completion not yet polled)");
     }
-    fillRecv(recvWr, recvSges, r);
+    recvWr.set(r);
     recvPosted = posted + 1;
     int rc;
     try {
-      rc = (int) Verbs.POST.invokeExact(context.postRecvFn, qp, recvWr, badWr);
+      rc = Ibverbs.post(context.postRecvFn, qp, recvWr.segment(), badWr);
     } catch (Throwable t) {
       recvPosted = posted;
       throw new IllegalStateException(t);
@@ -614,27 +589,13 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
     return -1;
   }
 
-  /** Copies {@code r} into a recv wr flyweight (shared with the SRQ). */
-  static void fillRecv(MemorySegment wr, MemorySegment sges, ReceiveRequest r) {
-    ScatterGatherList sgl = r.scatterGather();
-    int n = sgl.count();
-    for (int i = 0; i < n; i++) {
-      long base = (long) i * SIZEOF_SGE;
-      sges.set(JAVA_LONG, base + SGE_ADDR, sgl.address(i));
-      sges.set(JAVA_INT, base + SGE_LENGTH, sgl.length(i));
-      sges.set(JAVA_INT, base + SGE_LKEY, sgl.localKey(i));
-    }
-    wr.set(JAVA_LONG, RECV_WR_WR_ID, r.wrId());
-    wr.set(JAVA_INT, RECV_WR_NUM_SGE, n);
-  }
-
   @Override
   protected void release() {
     AdoptedDestroy d = adoptedDestroy;
     if (d != null) {
       d.destroy();
     } else {
-      Calls.check(closeFunction(), Calls.status(context.verbs.destroyQp, qp));
+      Native.checkReturn(closeFunction(), Ibverbs.destroyQp(qp));
     }
     if (sendCq != null) {
       sendCq.unregister(this);

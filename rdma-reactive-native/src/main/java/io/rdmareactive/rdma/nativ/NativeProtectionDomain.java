@@ -59,7 +59,7 @@ class NativeProtectionDomain extends AbstractRdmaResource implements ProtectionD
   @Override
   public QueuePair createQueuePair(QueuePairOptions options) {
     ensureOpen();
-    return NativeQueuePair.create(this, options);
+    return QueuePairFactory.create(this, options);
   }
 
   @Override

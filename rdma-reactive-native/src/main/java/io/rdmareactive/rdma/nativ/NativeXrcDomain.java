@@ -92,13 +92,13 @@ final class NativeXrcDomain extends AbstractRdmaResource implements XrcDomain, N
   @Override
   public QueuePair createReceiveQueuePair() {
     ensureOpen();
-    return NativeQueuePair.createXrcReceive(this);
+    return QueuePairFactory.createXrcReceive(this);
   }
 
   @Override
   public QueuePair openQueuePair(int qpNumber) {
     ensureOpen();
-    return NativeQueuePair.open(this, qpNumber);
+    return QueuePairFactory.open(this, qpNumber);
   }
 
   @Override

@@ -14,7 +14,7 @@ import org.jspecify.annotations.Nullable;
 /**
  * The passive side: rdma_create_ep with RAI_PASSIVE (which keeps the PD and QP attributes for
  * incoming requests) and rdma_listen. {@link #getRequest} hands out each request as a
- * {@link CmEndpoint} that already has its QP; accept or reject it, then close it. Closing the
+ * {@link BlockingEndpoint} that already has its QP; accept or reject it, then close it. Closing the
  * listener does not affect endpoints already handed out.
  */
 final class CmListener extends AbstractRdmaResource {
@@ -89,11 +89,11 @@ final class CmListener extends AbstractRdmaResource {
   /**
    * rdma_get_request: the next connection request, waiting at most {@code timeoutMillis}
    * (negative: no limit). The endpoint has its QP and the request's private data
-   * ({@link CmEndpoint#peerPrivateData()}); accept or reject it.
+   * ({@link BlockingEndpoint#peerPrivateData()}); accept or reject it.
    *
    * @return the request, or null on timeout
    */
-  @Nullable CmEndpoint getRequest(long timeoutMillis) {
+  @Nullable BlockingEndpoint getRequest(long timeoutMillis) {
     long deadline = timeoutMillis < 0 ? Long.MAX_VALUE : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     while (true) {
       synchronized (this) {
@@ -104,7 +104,7 @@ final class CmListener extends AbstractRdmaResource {
           if (rc == 0) {
             CmEndpoint ep = new CmEndpoint(out.get(ADDRESS, 0), "endpoint accepted on " + address);
             ep.peerPrivateData(ep.eventPrivateData());
-            return ep;
+            return new BlockingEndpoint(ep);
           }
           int errno = Native.lastErrno();
           if (errno != NativeCallException.EAGAIN) {

@@ -38,7 +38,7 @@ final class CmEndpoint extends AbstractRdmaResource {
    */
   static CmEndpoint create(CmAddressInfo address, CmQueuePairOptions qp) {
     if (address.isPassive()) {
-      throw new IllegalArgumentException("a passive address makes a listener: use CmListener");
+      throw new IllegalArgumentException("a passive address makes a listener: use BlockingListener");
     }
     try (Arena a = Arena.ofConfined()) {
       MemorySegment attr = qp.toNative(a, MemorySegment.NULL);

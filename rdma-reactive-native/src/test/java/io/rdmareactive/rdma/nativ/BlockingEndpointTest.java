@@ -67,7 +67,7 @@ class BlockingEndpointTest {
     CmQueuePairOptions qp = CmQueuePairOptions.of(4);
     byte[] hello = bytes("client-hello");
     byte[] welcome = bytes("server-welcome");
-    try (CmListener listener = CmListener.open(ADDRESS, 0, null, qp, 8)) {
+    try (BlockingListener listener = BlockingListener.open(ADDRESS, 0, qp, 8)) {
       assertThat(listener.port()).isPositive();
       // The leak check below is not vacuous: the kernel lists this listener under our pid.
       assertThat(kernelCmIdsOfThisProcess()).anyMatch(l -> l.contains(":" + listener.port()));
@@ -138,7 +138,7 @@ class BlockingEndpointTest {
     CmQueuePairOptions qp = CmQueuePairOptions.of(2);
     BlockingQueue<CmEvent> clientEvents = new LinkedBlockingQueue<>();
     BlockingQueue<CmEvent> serverEvents = new LinkedBlockingQueue<>();
-    try (CmEventLoop loop = new CmEventLoop(); CmListener listener = CmListener.open(ADDRESS, 0, null, qp, 8)) {
+    try (CmEventLoop loop = new CmEventLoop(); BlockingListener listener = BlockingListener.open(ADDRESS, 0, qp, 8)) {
       Future<BlockingEndpoint> server = executor.submit(() -> {
         BlockingEndpoint ep = listener.getRequest(WAIT_MILLIS);
         assertThat(ep).isNotNull();
@@ -184,10 +184,10 @@ class BlockingEndpointTest {
   @Test
   void javaServerAgainstTheCRdmaClient() throws Exception {
     int port = freePortGuess();
-    CmQueuePairOptions qp = CmQueuePairOptions.of(1).withMaxInlineData(16);
-    try (CmListener listener = CmListener.open(ADDRESS, port, null, qp, 1); Arena arena = Arena.ofShared()) {
+    // The public factory: one work request each way, 16 inline bytes (rdma_client asks for inline sends).
+    try (BlockingListener listener = BlockingListener.listen(ADDRESS, port, 1, 16, 1); Arena arena = Arena.ofShared()) {
       Process c = start("rdma_client", "-s", ADDRESS, "-p", Integer.toString(port));
-      try (BlockingEndpoint ep = listener.getRequest(WAIT_MILLIS)) {
+      try (BlockingEndpoint ep = listener.getRequest(WAIT)) {
         assertThat(ep).as("request from rdma_client").isNotNull();
         MemorySegment buf = arena.allocate(32);
         try (MemoryRegion mr = ep.registerMessages(buf)) {
@@ -214,7 +214,6 @@ class BlockingEndpointTest {
   void javaClientAgainstTheCRdmaServer() throws Exception {
     int port = freePortGuess();
     Process c = start("rdma_server", "-s", ADDRESS, "-p", Integer.toString(port));
-    CmQueuePairOptions qp = CmQueuePairOptions.of(1).withMaxInlineData(16);
     try (Arena arena = Arena.ofShared()) {
       MemorySegment buf = arena.allocate(32);
       long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);

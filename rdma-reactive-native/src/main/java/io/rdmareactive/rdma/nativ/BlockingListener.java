@@ -8,16 +8,17 @@ import io.rdmareactive.rdma.RdmaException;
 import io.rdmareactive.rdma.internal.AbstractRdmaResource;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 
 /**
- * The passive side: rdma_create_ep with RAI_PASSIVE (which keeps the PD and QP attributes for
- * incoming requests) and rdma_listen. {@link #getRequest} hands out each request as a
- * {@link BlockingEndpoint} that already has its QP; accept or reject it, then close it. Closing the
- * listener does not affect endpoints already handed out.
+ * The passive side of {@link BlockingEndpoint}: rdma_create_ep with RAI_PASSIVE (which keeps the
+ * QP attributes for incoming requests) and rdma_listen. {@link #getRequest} hands out each request
+ * as a {@link BlockingEndpoint} that already has its QP; accept or reject it, then close it.
+ * Closing the listener does not affect endpoints already handed out. Waits block the calling thread.
  */
-final class CmListener extends AbstractRdmaResource {
+public final class BlockingListener extends AbstractRdmaResource {
   private static final int WAIT_SLICE_MILLIS = 50;
 
   private final MemorySegment id;
@@ -25,7 +26,7 @@ final class CmListener extends AbstractRdmaResource {
   private final int port;
   private final String address;
 
-  private CmListener(MemorySegment id, String address) {
+  private BlockingListener(MemorySegment id, String address) {
     super("listener on " + address, null);
     this.id = id.reinterpret(CmLayout.SIZEOF_CM_ID);
     this.address = address;
@@ -45,13 +46,18 @@ final class CmListener extends AbstractRdmaResource {
 
   /**
    * Listens on {@code host}:{@code port} ({@code host} null: every address; {@code port} 0: any
-   * free port, see {@link #port()}). Requests get a QP made from {@code qp} on {@code pd} (null:
-   * the device's default PD).
+   * free port, see {@link #port()}). Requests get an RC QP of {@code depth} work requests each
+   * way, one scatter/gather entry each, {@code maxInlineData} inline bytes, every send signaled,
+   * on the device's default PD.
    *
    * @throws io.rdmareactive.rdma.ConnectionException ADDRESS_IN_USE, UNRESOLVED, ...
    */
-  static CmListener open(@Nullable String host, int port, @Nullable MemorySegment pd, CmQueuePairOptions qp,
-      int backlog) {
+  public static BlockingListener listen(@Nullable String host, int port, int depth, int maxInlineData, int backlog) {
+    return open(host, port, CmQueuePairOptions.of(depth).withMaxInlineData(maxInlineData), backlog);
+  }
+
+  /** As {@link #listen}, requests getting a QP made from {@code qp}. */
+  static BlockingListener open(@Nullable String host, int port, CmQueuePairOptions qp, int backlog) {
     if (backlog < 0) {
       throw new IllegalArgumentException("backlog must be >= 0, was " + backlog);
     }
@@ -59,11 +65,11 @@ final class CmListener extends AbstractRdmaResource {
       MemorySegment attr = qp.toNative(a, MemorySegment.NULL);
       MemorySegment out = a.allocate(ADDRESS);
       int rc = (int) Librdmacm.CREATE_EP.invokeExact(Native.callState(), out, address.segment(),
-          (MemorySegment) (pd == null ? MemorySegment.NULL : pd), attr);
+          MemorySegment.NULL, attr);
       if (rc != 0) {
         throw RdmaCm.connectFailure("rdma_create_ep", Native.lastErrno(), "binding " + address);
       }
-      CmListener listener = new CmListener(out.get(ADDRESS, 0), (host == null ? "*" : host) + ":" + port);
+      BlockingListener listener = new BlockingListener(out.get(ADDRESS, 0), (host == null ? "*" : host) + ":" + port);
       rc = (int) Librdmacm.LISTEN.invokeExact(Native.callState(), listener.id, backlog);
       if (rc != 0) {
         int errno = Native.lastErrno();
@@ -77,7 +83,7 @@ final class CmListener extends AbstractRdmaResource {
   }
 
   /** The bound port (the chosen one when opened with port 0). */
-  int port() {
+  public int port() {
     return port;
   }
 
@@ -93,6 +99,11 @@ final class CmListener extends AbstractRdmaResource {
    *
    * @return the request, or null on timeout
    */
+  public @Nullable BlockingEndpoint getRequest(Duration timeout) {
+    return getRequest(timeout.toMillis());
+  }
+
+  /** As {@link #getRequest(Duration)}, in milliseconds. */
   @Nullable BlockingEndpoint getRequest(long timeoutMillis) {
     long deadline = timeoutMillis < 0 ? Long.MAX_VALUE : System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(timeoutMillis);
     while (true) {

@@ -52,7 +52,7 @@ final class CmAddressInfo implements AutoCloseable {
       MemorySegment node = host == null ? MemorySegment.NULL : arena.allocateFrom(host);
       MemorySegment service = arena.allocateFrom(Integer.toString(port));
       MemorySegment out = arena.allocate(ADDRESS);
-      int rc = (int) RdmaCm.H.GETADDRINFO.invokeExact(Native.callState(), node, service, hints, out);
+      int rc = (int) Librdmacm.GETADDRINFO.invokeExact(Native.callState(), node, service, hints, out);
       if (rc != 0) {
         int errno = Native.lastErrno();
         // rdma-core reports getaddrinfo's own (negative EAI_*) codes through errno or the return value.
@@ -99,7 +99,7 @@ final class CmAddressInfo implements AutoCloseable {
     if (s != null) {
       info = null;
       try {
-        RdmaCm.H.FREEADDRINFO.invokeExact(s);
+        Librdmacm.FREEADDRINFO.invokeExact(s);
       } catch (Throwable t) {
         throw RdmaCm.rethrow(t);
       }

@@ -61,15 +61,15 @@ final class CmEventLoop extends AbstractRdmaResource {
     MemorySegment ch;
     int wfd;
     try {
-      ch = (MemorySegment) RdmaCm.H.CREATE_EVENT_CHANNEL.invokeExact(Native.callState());
+      ch = (MemorySegment) Librdmacm.CREATE_EVENT_CHANNEL.invokeExact(Native.callState());
       if (ch.equals(MemorySegment.NULL)) {
         throw RdmaCm.failure("rdma_create_event_channel");
       }
-      wfd = (int) RdmaCm.H.EVENTFD.invokeExact(Native.callState(), 0,
+      wfd = Libc.eventfd(0,
           (int) (CmLayout.EFD_NONBLOCK | CmLayout.EFD_CLOEXEC));
       if (wfd < 0) {
         NativeCallException e = RdmaCm.failure("eventfd");
-        RdmaCm.H.DESTROY_EVENT_CHANNEL.invokeExact(ch);
+        Librdmacm.DESTROY_EVENT_CHANNEL.invokeExact(ch);
         throw e;
       }
     } catch (Throwable t) {
@@ -187,7 +187,7 @@ final class CmEventLoop extends AbstractRdmaResource {
       }
       ensureOpen();
       MemorySegment out = Arena.ofAuto().allocate(ADDRESS);
-      int rc = (int) RdmaCm.H.CREATE_ID.invokeExact(Native.callState(), channel, out, MemorySegment.NULL,
+      int rc = (int) Librdmacm.CREATE_ID.invokeExact(Native.callState(), channel, out, MemorySegment.NULL,
           (int) CmLayout.RDMA_PS_TCP);
       if (rc != 0) {
         throw RdmaCm.failure("rdma_create_id");
@@ -228,7 +228,7 @@ final class CmEventLoop extends AbstractRdmaResource {
   private void wake() {
     try {
       wakeBuf.set(JAVA_LONG, 0, 1L);
-      long ignored = (long) RdmaCm.H.WRITE.invokeExact(wakeFd, wakeBuf, 8L);
+      long ignored = Libc.write(wakeFd, wakeBuf, 8L);
     } catch (Throwable t) {
       throw RdmaCm.rethrow(t);
     }
@@ -239,7 +239,7 @@ final class CmEventLoop extends AbstractRdmaResource {
     while (running) {
       try {
         if (RdmaCm.awaitReadable(channelFd, wakeFd, POLL_MILLIS)) {
-          long ignored = (long) RdmaCm.H.READ.invokeExact(wakeFd, drain, 8L);
+          long ignored = Libc.read(wakeFd, drain, 8L);
         }
         Runnable task;
         while ((task = tasks.poll()) != null) {
@@ -259,7 +259,7 @@ final class CmEventLoop extends AbstractRdmaResource {
 
   private void drainEvents() throws Throwable {
     while (running) {
-      int rc = (int) RdmaCm.H.GET_CM_EVENT.invokeExact(Native.callState(), channel, eventOut);
+      int rc = (int) Librdmacm.GET_CM_EVENT.invokeExact(Native.callState(), channel, eventOut);
       if (rc != 0) {
         int errno = Native.lastErrno();
         if (errno != NativeCallException.EAGAIN) {
@@ -269,7 +269,7 @@ final class CmEventLoop extends AbstractRdmaResource {
       }
       MemorySegment event = eventOut.get(ADDRESS, 0);
       CmEvent copy = CmEvent.copyOf(event);
-      int ack = (int) RdmaCm.H.ACK_CM_EVENT.invokeExact(Native.callState(), event);
+      int ack = (int) Librdmacm.ACK_CM_EVENT.invokeExact(Native.callState(), event);
       if (ack != 0) {
         log.warn("rdma_ack_cm_event failed: {}", Native.strerror(Native.lastErrno()));
       }
@@ -309,8 +309,8 @@ final class CmEventLoop extends AbstractRdmaResource {
   private static void rejectOrphan(CmEvent event) {
     MemorySegment id = MemorySegment.ofAddress(event.id());
     try {
-      int ignored = (int) RdmaCm.H.REJECT.invokeExact(Native.callState(), id, MemorySegment.NULL, (byte) 0);
-      RdmaCm.H.DESTROY_EP.invokeExact(id);
+      int ignored = (int) Librdmacm.REJECT.invokeExact(Native.callState(), id, MemorySegment.NULL, (byte) 0);
+      Librdmacm.DESTROY_EP.invokeExact(id);
     } catch (Throwable t) {
       log.warn("rdma-cm: could not reject an orphaned connect request", t);
     }
@@ -416,8 +416,8 @@ final class CmEventLoop extends AbstractRdmaResource {
       }
     }
     try {
-      RdmaCm.H.DESTROY_EVENT_CHANNEL.invokeExact(channel);
-      int ignored = (int) RdmaCm.H.CLOSE.invokeExact(wakeFd);
+      Librdmacm.DESTROY_EVENT_CHANNEL.invokeExact(channel);
+      Libc.close(wakeFd);
     } catch (Throwable t) {
       throw RdmaCm.rethrow(t);
     }

@@ -25,7 +25,7 @@ final class CmMemoryRegion extends AbstractMemoryRegion {
     Set<Access> checked = checkRegistration(function, segment, access);
     MemorySegment mr;
     try {
-      mr = (MemorySegment) RdmaCm.H.REG_MR.invokeExact(Native.callState(), pd, segment, segment.byteSize(),
+      mr = Ibverbs.regMr(pd, segment, segment.byteSize(),
           Access.mask(access));
     } catch (Throwable t) {
       throw RdmaCm.rethrow(t);
@@ -37,7 +37,7 @@ final class CmMemoryRegion extends AbstractMemoryRegion {
       return new CmMemoryRegion(endpoint, mr, segment, checked);
     } catch (RuntimeException e) { // the endpoint closed meanwhile: do not leak the registration
       try {
-        int ignored = (int) RdmaCm.H.DEREG_MR.invokeExact(Native.callState(), mr);
+        int ignored = Ibverbs.deregMr(mr);
       } catch (Throwable t) {
         e.addSuppressed(t);
       }
@@ -59,7 +59,7 @@ final class CmMemoryRegion extends AbstractMemoryRegion {
   protected void release() {
     int rc;
     try {
-      rc = (int) RdmaCm.H.DEREG_MR.invokeExact(Native.callState(), mr);
+      rc = Ibverbs.deregMr(mr);
     } catch (Throwable t) {
       throw RdmaCm.rethrow(t);
     }

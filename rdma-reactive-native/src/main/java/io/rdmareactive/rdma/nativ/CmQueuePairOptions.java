@@ -1,8 +1,5 @@
 package io.rdmareactive.rdma.nativ;
 
-import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
-
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -40,26 +37,17 @@ record CmQueuePairOptions(int maxSendWorkRequests, int maxReceiveWorkRequests, i
 
   /** A struct ibv_qp_init_attr in {@code arena}; {@code context} becomes qp_context. */
   MemorySegment toNative(Arena arena, MemorySegment context) {
-    MemorySegment a = arena.allocate(VerbsLayout.SIZEOF_QP_INIT_ATTR, 8);
-    a.set(ADDRESS, VerbsLayout.QP_INIT_ATTR_QP_CONTEXT, context);
-    a.set(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_SEND_WR, maxSendWorkRequests);
-    a.set(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_RECV_WR, maxReceiveWorkRequests);
-    a.set(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_SEND_SGE, maxSendScatterGather);
-    a.set(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_RECV_SGE, maxReceiveScatterGather);
-    a.set(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_INLINE_DATA, maxInlineData);
-    a.set(JAVA_INT, VerbsLayout.QP_INIT_ATTR_QP_TYPE, (int) CmLayout.IBV_QPT_RC);
-    a.set(JAVA_INT, VerbsLayout.QP_INIT_ATTR_SQ_SIG_ALL, signalAll ? 1 : 0);
-    return a;
+    return new QpInitAttr(arena).context(context)
+        .capabilities(maxSendWorkRequests, maxReceiveWorkRequests, maxSendScatterGather, maxReceiveScatterGather,
+            maxInlineData)
+        .type((int) CmLayout.IBV_QPT_RC, signalAll)
+        .segment();
   }
 
   /** The capabilities ibv_create_qp wrote back into {@code attr}. */
   static CmQueuePairOptions fromNative(MemorySegment attr) {
-    return new CmQueuePairOptions(
-        Math.max(1, attr.get(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_SEND_WR)),
-        Math.max(1, attr.get(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_RECV_WR)),
-        Math.max(1, attr.get(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_SEND_SGE)),
-        Math.max(1, attr.get(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_RECV_SGE)),
-        Math.max(0, attr.get(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_INLINE_DATA)),
-        attr.get(JAVA_INT, VerbsLayout.QP_INIT_ATTR_SQ_SIG_ALL) != 0);
+    QpInitAttr a = new QpInitAttr(attr);
+    return new CmQueuePairOptions(Math.max(1, a.maxSendWr()), Math.max(1, a.maxRecvWr()), Math.max(1, a.maxSendSge()),
+        Math.max(1, a.maxRecvSge()), Math.max(0, a.maxInlineData()), a.signalAll());
   }
 }

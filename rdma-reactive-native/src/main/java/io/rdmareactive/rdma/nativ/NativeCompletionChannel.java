@@ -87,17 +87,17 @@ final class NativeCompletionChannel extends AbstractRdmaResource implements Comp
 
   private static NativeCompletionChannel create(NativeContext context, boolean ownsContext) {
     context.ensureOpen();
-    MemorySegment ch = Calls.create("ibv_create_comp_channel", context.verbs.createCompChannel, context.ctx);
+    MemorySegment ch = Native.created("ibv_create_comp_channel", Ibverbs.createCompChannel(context.ctx));
     int wake = -1;
     try {
-      Posix.setNonBlocking(ch.reinterpret(SIZEOF_COMP_CHANNEL).get(JAVA_INT, COMP_CHANNEL_FD));
-      wake = Posix.eventfd(Posix.EFD_NONBLOCK | Posix.EFD_CLOEXEC);
+      Libc.setNonBlocking(ch.reinterpret(SIZEOF_COMP_CHANNEL).get(JAVA_INT, COMP_CHANNEL_FD));
+      wake = Libc.newEventFd(Libc.EFD_NONBLOCK | Libc.EFD_CLOEXEC);
       return new NativeCompletionChannel(context, ch, wake, ownsContext);
     } catch (RuntimeException | Error e) {
       if (wake >= 0) {
-        Posix.close(wake);
+        Libc.close(wake);
       }
-      Calls.status(context.verbs.destroyCompChannel, ch);
+      Ibverbs.destroyCompChannel(ch);
       throw e;
     }
   }
@@ -123,11 +123,11 @@ final class NativeCompletionChannel extends AbstractRdmaResource implements Comp
       throw new ResourceClosedException(toString());
     }
     try {
-      int ready = Posix.awaitEither(pollfds, fd, wakeFd, timeout.isNegative() ? 0 : timeout.toNanos());
-      if ((ready & Posix.SECOND_READY) != 0 && (users.get() & CLOSING) == 0) {
-        Posix.drain(wakeFd, drained); // a wakeup is consumed by the wait it ended
+      int ready = Libc.awaitEither(pollfds, fd, wakeFd, timeout.isNegative() ? 0 : timeout.toNanos());
+      if ((ready & Libc.SECOND_READY) != 0 && (users.get() & CLOSING) == 0) {
+        Libc.drain(wakeFd, drained); // a wakeup is consumed by the wait it ended
       }
-      return (ready & Posix.FIRST_READY) != 0 && (users.get() & CLOSING) == 0;
+      return (ready & Libc.FIRST_READY) != 0 && (users.get() & CLOSING) == 0;
     } finally {
       leave();
     }
@@ -138,7 +138,7 @@ final class NativeCompletionChannel extends AbstractRdmaResource implements Comp
   public void wakeup() {
     if (enter()) {
       try {
-        Posix.signal(wakeFd); // cannot fail but for EAGAIN at a counter of 2^64-2: then it is readable anyway
+        Libc.signal(wakeFd); // cannot fail but for EAGAIN at a counter of 2^64-2: then it is readable anyway
       } finally {
         leave();
       }
@@ -148,9 +148,9 @@ final class NativeCompletionChannel extends AbstractRdmaResource implements Comp
   @Override
   public synchronized @Nullable CompletionQueue nextEvent() {
     ensureOpen();
-    int rc = Calls.status(context.verbs.getCqEvent, channel, cqOut, cqContextOut);
+    int rc = Ibverbs.getCqEvent(channel, cqOut, cqContextOut);
     if (rc != 0) {
-      int errno = Calls.errnoOf(rc);
+      int errno = Native.errnoOf(rc);
       if (errno == NativeCallException.EAGAIN || errno == NativeCallException.EINTR) {
         return null;
       }
@@ -160,7 +160,7 @@ final class NativeCompletionChannel extends AbstractRdmaResource implements Comp
     NativeCompletionQueue cq = context.cqById(id);
     if (cq == null) {
       // Cannot happen while CQs ack before destroy; keep the native counts balanced regardless.
-      Calls.plain(context.verbs.ackCqEvents, cqOut.get(ADDRESS, 0), 1);
+      Ibverbs.ackCqEvents(cqOut.get(ADDRESS, 0), 1);
       return null;
     }
     cq.eventReceived();
@@ -189,7 +189,7 @@ final class NativeCompletionChannel extends AbstractRdmaResource implements Comp
     // Closing counts as a user too, so that the eventfd stays open for the signal below.
     int inside = users.getAndUpdate(u -> (u | CLOSING) + 1);
     if (inside != 0) {
-      Posix.signal(wakeFd);
+      Libc.signal(wakeFd);
       awaitOthersLeft();
     }
     int errno = destroyNative();
@@ -219,13 +219,13 @@ final class NativeCompletionChannel extends AbstractRdmaResource implements Comp
   /** Destroys the channel and closes the eventfd; returns ibv_destroy_comp_channel's errno. */
   private int destroyNative() {
     if (!nativeDestroyed) {
-      int rc = Calls.status(context.verbs.destroyCompChannel, channel);
+      int rc = Ibverbs.destroyCompChannel(channel);
       if (rc != 0) {
-        return Calls.errnoOf(rc);
+        return Native.errnoOf(rc);
       }
       nativeDestroyed = true;
     }
-    Posix.close(wakeFd);
+    Libc.close(wakeFd);
     arena.close();
     return 0;
   }

@@ -82,8 +82,8 @@ final class NativeCompletionQueue extends AbstractRdmaResource implements Comple
     MemorySegment cq;
     try {
       // cq_context carries the id, so ibv_get_cq_event leads back to this Java object.
-      cq = Calls.create("ibv_create_cq", context.verbs.createCq, context.ctx, options.depth(),
-          MemorySegment.ofAddress(id), ch == null ? MemorySegment.NULL : ch.channel, options.vector());
+      cq = Native.created("ibv_create_cq", Ibverbs.createCq(context.ctx, options.depth(),
+          MemorySegment.ofAddress(id), ch == null ? MemorySegment.NULL : ch.channel, options.vector()));
     } catch (RuntimeException | Error e) {
       if (ch != null) {
         ch.releaseLease();
@@ -95,7 +95,7 @@ final class NativeCompletionQueue extends AbstractRdmaResource implements Comple
       context.bindCq(id, q);
       return q;
     } catch (RuntimeException | Error e) {
-      Calls.status(context.verbs.destroyCq, cq);
+      Ibverbs.destroyCq(cq);
       if (ch != null) {
         ch.releaseLease();
       }
@@ -174,7 +174,7 @@ final class NativeCompletionQueue extends AbstractRdmaResource implements Comple
       int want = Math.min(WC_BATCH, max - total);
       int n;
       try {
-        n = (int) Verbs.POLL_CQ.invokeExact(context.pollCqFn, cq, want, wcs);
+        n = Ibverbs.pollCq(context.pollCqFn, cq, want, wcs);
       } catch (Throwable t) {
         throw new IllegalStateException(t);
       }
@@ -221,7 +221,7 @@ final class NativeCompletionQueue extends AbstractRdmaResource implements Comple
     }
     int rc;
     try {
-      rc = (int) Verbs.REQ_NOTIFY_CQ.invokeExact(context.reqNotifyCqFn, cq, solicitedOnly ? 1 : 0);
+      rc = Ibverbs.reqNotifyCq(context.reqNotifyCqFn, cq, solicitedOnly ? 1 : 0);
     } catch (Throwable t) {
       throw new IllegalStateException(t);
     }
@@ -239,7 +239,7 @@ final class NativeCompletionQueue extends AbstractRdmaResource implements Comple
           + " taken from the channel are unacknowledged");
     }
     if (count > 0) {
-      Calls.plain(context.verbs.ackCqEvents, cq, count);
+      Ibverbs.ackCqEvents(cq, count);
       unackedEvents -= count;
     }
   }
@@ -248,10 +248,10 @@ final class NativeCompletionQueue extends AbstractRdmaResource implements Comple
   protected void release() {
     if (unackedEvents > 0) {
       // ibv_destroy_cq blocks until every event taken for the CQ is acknowledged.
-      Calls.plain(context.verbs.ackCqEvents, cq, unackedEvents);
+      Ibverbs.ackCqEvents(cq, unackedEvents);
       unackedEvents = 0;
     }
-    Calls.check(closeFunction(), Calls.status(context.verbs.destroyCq, cq));
+    Native.checkReturn(closeFunction(), Ibverbs.destroyCq(cq));
     context.unregisterCq(id);
     if (channel != null) {
       channel.releaseLease();

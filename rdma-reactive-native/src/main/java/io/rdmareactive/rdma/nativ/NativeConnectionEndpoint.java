@@ -1,7 +1,6 @@
 package io.rdmareactive.rdma.nativ;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
-import static java.lang.foreign.ValueLayout.JAVA_INT;
 
 import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.ResourceClosedException;
@@ -63,7 +62,7 @@ final class NativeConnectionEndpoint extends AbstractEndpoint {
       throw new ConnectionException(ConnectionException.Reason.UNRESOLVED,
           "no RDMA device serves " + address + " (the CM id has no device)", null);
     }
-    NativeContext ctx = NativeContext.borrow(Verbs.get(), verbs);
+    NativeContext ctx = NativeContext.borrow(verbs);
     Parts parts = createParts(ctx, ctx.deviceName(), options, (pd, cq) ->
         createQueuePair(cm, (NativeProtectionDomain) pd, (NativeCompletionQueue) cq, options));
     try {
@@ -85,28 +84,21 @@ final class NativeConnectionEndpoint extends AbstractEndpoint {
     int recvSge;
     int inline;
     try (Arena a = Arena.ofConfined()) {
-      MemorySegment attr = a.allocate(VerbsLayout.SIZEOF_QP_INIT_ATTR, 8);
-      attr.set(ADDRESS, VerbsLayout.QP_INIT_ATTR_SEND_CQ, cq.cq);
-      attr.set(ADDRESS, VerbsLayout.QP_INIT_ATTR_RECV_CQ, cq.cq);
-      attr.set(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_SEND_WR, o.sendQueueDepth());
-      attr.set(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_RECV_WR, o.receiveQueueDepth());
-      attr.set(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_SEND_SGE, 1);
-      attr.set(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_RECV_SGE, 1);
-      attr.set(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_INLINE_DATA, o.maxInlineData());
-      attr.set(JAVA_INT, VerbsLayout.QP_INIT_ATTR_QP_TYPE, (int) CmLayout.IBV_QPT_RC);
-      attr.set(JAVA_INT, VerbsLayout.QP_INIT_ATTR_SQ_SIG_ALL, 0);
+      QpInitAttr attr = new QpInitAttr(a).queues(cq.cq, cq.cq, MemorySegment.NULL)
+          .capabilities(o.sendQueueDepth(), o.receiveQueueDepth(), 1, 1, o.maxInlineData())
+          .type((int) CmLayout.IBV_QPT_RC, false);
       synchronized (cm) {
         cm.ensureOpen();
-        int rc = (int) RdmaCm.H.CREATE_QP.invokeExact(Native.callState(), cm.id(), pd.pd, attr);
+        int rc = (int) Librdmacm.CREATE_QP.invokeExact(Native.callState(), cm.id(), pd.pd, attr.segment());
         if (rc != 0) {
           throw Native.failure("rdma_create_qp", Native.lastErrno(), "for " + cm);
         }
         qp = cm.id().get(ADDRESS, CmLayout.CM_ID_QP);
       }
       // ibv_create_qp wrote back what the device granted (inline data may be rounded up).
-      sendSge = attr.get(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_SEND_SGE);
-      recvSge = attr.get(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_RECV_SGE);
-      inline = attr.get(JAVA_INT, VerbsLayout.QP_INIT_ATTR_CAP_MAX_INLINE_DATA);
+      sendSge = attr.maxSendSge();
+      recvSge = attr.maxRecvSge();
+      inline = attr.maxInlineData();
     } catch (Throwable t) {
       throw RdmaCm.rethrow(t);
     }
@@ -118,7 +110,7 @@ final class NativeConnectionEndpoint extends AbstractEndpoint {
             return; // rdma_destroy_ep took the QP with the id
           }
           try {
-            RdmaCm.H.DESTROY_QP.invokeExact(cm.id());
+            Librdmacm.DESTROY_QP.invokeExact(cm.id());
           } catch (Throwable t) {
             throw RdmaCm.rethrow(t);
           }

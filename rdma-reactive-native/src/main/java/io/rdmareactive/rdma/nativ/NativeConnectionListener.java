@@ -67,23 +67,23 @@ final class NativeConnectionListener extends AbstractRdmaResource implements Lis
     NativeConnectionListener listener = null;
     try (Arena a = Arena.ofConfined()) {
       MemorySegment out = a.allocate(ADDRESS);
-      int rc = (int) RdmaCm.H.CREATE_ID.invokeExact(Native.callState(), loop.channel(), out, MemorySegment.NULL,
+      int rc = (int) Librdmacm.CREATE_ID.invokeExact(Native.callState(), loop.channel(), out, MemorySegment.NULL,
           (int) CmLayout.RDMA_PS_TCP);
       if (rc != 0) {
         throw RdmaCm.failure("rdma_create_id");
       }
       id = new CmEndpoint(out.get(ADDRESS, 0), "listening id on " + address);
       try (CmAddressInfo info = CmAddressInfo.passive(address.getAddress().getHostAddress(), address.getPort())) {
-        rc = (int) RdmaCm.H.BIND_ADDR.invokeExact(Native.callState(), id.id(), info.sourceAddress());
+        rc = (int) Librdmacm.BIND_ADDR.invokeExact(Native.callState(), id.id(), info.sourceAddress());
         if (rc != 0) {
           throw listenFailure("rdma_bind_addr", Native.lastErrno(), address);
         }
       }
-      int port = Short.toUnsignedInt(Short.reverseBytes((short) RdmaCm.H.GET_SRC_PORT.invokeExact(id.id())));
+      int port = Short.toUnsignedInt(Short.reverseBytes((short) Librdmacm.GET_SRC_PORT.invokeExact(id.id())));
       listener = new NativeConnectionListener(provider, loop, id, new InetSocketAddress(address.getAddress(), port),
           options);
       loop.register(id, listener::onListenEvent); // before rdma_listen: its first request must find us
-      rc = (int) RdmaCm.H.LISTEN.invokeExact(Native.callState(), id.id(), BACKLOG);
+      rc = (int) Librdmacm.LISTEN.invokeExact(Native.callState(), id.id(), BACKLOG);
       if (rc != 0) {
         throw listenFailure("rdma_listen", Native.lastErrno(), address);
       }

@@ -161,7 +161,7 @@ final class NativeConnectionProvider implements ConnectionProvider {
 
   @Override
   public CompletionChannel openCompletionChannel(String deviceName) {
-    return NativeCompletionChannel.createShared(RdmaCm.deviceContext(Verbs.get(), deviceName));
+    return NativeCompletionChannel.createShared(RdmaCm.deviceContext(deviceName));
   }
 
   static void checkResolved(InetSocketAddress address) {

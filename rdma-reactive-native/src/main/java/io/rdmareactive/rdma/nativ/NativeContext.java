@@ -37,7 +37,6 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
   private static final long ABI_IS_EXTENDED = -1L; // (void *) UINTPTR_MAX
   static final int IBV_DEVICE_XRC = 1 << 20;
 
-  final Verbs verbs;
   final MemorySegment ctx;
   /** struct verbs_context around ctx, or null for a provider without the extended ABI. */
   private final @Nullable MemorySegment vctx;
@@ -66,14 +65,13 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
   /** Whether closing this closes the device (false: borrowed, e.g. librdmacm's id->verbs). */
   private final boolean owned;
 
-  private NativeContext(Verbs verbs, MemorySegment rawCtx, String deviceName) {
-    this(verbs, rawCtx, deviceName, true);
+  private NativeContext(MemorySegment rawCtx, String deviceName) {
+    this(rawCtx, deviceName, true);
   }
 
-  private NativeContext(Verbs verbs, MemorySegment rawCtx, String deviceName, boolean owned) {
+  private NativeContext(MemorySegment rawCtx, String deviceName, boolean owned) {
     super("RdmaContext[" + deviceName + (owned ? "" : ", borrowed") + "]", null);
     this.owned = owned;
-    this.verbs = verbs;
     this.deviceName = deviceName;
     this.ctx = rawCtx.reinterpret(SIZEOF_CONTEXT);
     if (ctx.get(JAVA_LONG, CONTEXT_ABI_COMPAT) == ABI_IS_EXTENDED) {
@@ -95,7 +93,7 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
       return;
     }
     int asyncFd = ctx.get(JAVA_INT, CONTEXT_ASYNC_FD);
-    Posix.setNonBlocking(asyncFd);
+    Libc.setNonBlocking(asyncFd);
     Thread t = Thread.ofPlatform().daemon().name("rdma-async-" + ASYNC_THREADS.incrementAndGet())
         .unstarted(() -> asyncLoop(asyncFd));
     asyncThread = t;
@@ -103,12 +101,12 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
   }
 
   /** Opens {@code device} (an ibv_device pointer); the caller frees the device list afterwards. */
-  static NativeContext open(Verbs verbs, MemorySegment device, String name) {
-    MemorySegment c = Calls.create("ibv_open_device", verbs.openDevice, device);
+  static NativeContext open(MemorySegment device, String name) {
+    MemorySegment c = Native.created("ibv_open_device", Ibverbs.openDevice(device));
     try {
-      return new NativeContext(verbs, c, name);
+      return new NativeContext(c, name);
     } catch (RuntimeException | Error e) {
-      Calls.status(verbs.closeDevice, c);
+      Ibverbs.closeDevice(c);
       throw e;
     }
   }
@@ -118,11 +116,11 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
    * id->verbs), for verbs objects on it. Closing the wrapper frees nothing native; it reports no
    * async events (the owner's async fd is left alone).
    */
-  static NativeContext borrow(Verbs verbs, MemorySegment rawCtx) {
+  static NativeContext borrow(MemorySegment rawCtx) {
     MemorySegment c = rawCtx.reinterpret(SIZEOF_CONTEXT);
     MemorySegment device = c.get(ADDRESS, 0); // struct ibv_context.device
-    MemorySegment name = (MemorySegment) Calls.plain(verbs.getDeviceName, device);
-    return new NativeContext(verbs, c, name.address() == 0 ? "?" : name.reinterpret(256).getString(0), false);
+    MemorySegment name = Ibverbs.getDeviceName(device);
+    return new NativeContext(c, name.address() == 0 ? "?" : name.reinterpret(256).getString(0), false);
   }
 
   /**
@@ -167,7 +165,7 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
     ensureOpen();
     try (Arena a = Arena.ofConfined()) {
       MemorySegment attr = a.allocate(SIZEOF_DEVICE_ATTR, 8);
-      Calls.check("ibv_query_device", Calls.status(verbs.queryDevice, ctx, attr));
+      Native.checkReturn("ibv_query_device", Ibverbs.queryDevice(ctx, attr));
       long caps = Integer.toUnsignedLong(attr.get(JAVA_INT, DEVICE_ATTR_DEVICE_CAP_FLAGS));
       return new DeviceAttributes(
           attr.asSlice(DEVICE_ATTR_FW_VER, 64).getString(0),
@@ -200,9 +198,9 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
       // exported compat symbol.
       MemorySegment op = extendedOpOrNull(VERBS_CONTEXT_QUERY_PORT);
       int rc = op != null
-          ? (int) Calls.plain(Verbs.VCTX_QUERY_PORT, op, ctx, (byte) portNumber, attr, SIZEOF_PORT_ATTR)
-          : Calls.status(verbs.queryPort, ctx, (byte) portNumber, attr);
-      Calls.check("ibv_query_port", rc);
+          ? Ibverbs.queryPortExtended(op, ctx, (byte) portNumber, attr, SIZEOF_PORT_ATTR)
+          : Ibverbs.queryPort(ctx, (byte) portNumber, attr);
+      Native.checkReturn("ibv_query_port", rc);
       return new PortAttributes(
           PortAttributes.PortState.of(attr.get(JAVA_INT, PORT_ATTR_STATE)),
           attr.get(JAVA_INT, PORT_ATTR_MAX_MTU),
@@ -222,9 +220,9 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
     }
     try (Arena a = Arena.ofConfined()) {
       MemorySegment gid = a.allocate(SIZEOF_GID, 8);
-      int rc = Calls.status(verbs.queryGid, ctx, (byte) portNumber, index, gid);
+      int rc = Ibverbs.queryGid(ctx, (byte) portNumber, index, gid);
       if (rc != 0) {
-        throw Native.failure("ibv_query_gid", Calls.errnoOf(rc),
+        throw Native.failure("ibv_query_gid", Native.errnoOf(rc),
             "port " + portNumber + " GID index " + index + " of " + deviceName);
       }
       return gid.toArray(JAVA_BYTE);
@@ -240,11 +238,11 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
   @Override
   public ProtectionDomain allocateProtectionDomain() {
     ensureOpen();
-    MemorySegment pd = Calls.create("ibv_alloc_pd", verbs.allocPd, ctx);
+    MemorySegment pd = Native.created("ibv_alloc_pd", Ibverbs.allocPd(ctx));
     try {
       return new NativeProtectionDomain(this, this, pd, "ProtectionDomain[" + deviceName + "]");
     } catch (RuntimeException | Error e) {
-      Calls.status(verbs.deallocPd, pd);
+      Ibverbs.deallocPd(pd);
       throw e;
     }
   }
@@ -303,10 +301,10 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
     try (Arena a = Arena.ofConfined()) {
       MemorySegment event = a.allocate(SIZEOF_ASYNC_EVENT, 8);
       while (asyncRunning) {
-        if (!Posix.awaitReadable(fd, ASYNC_POLL_NANOS) || !asyncRunning) {
+        if (!Libc.awaitReadable(fd, ASYNC_POLL_NANOS) || !asyncRunning) {
           continue;
         }
-        if (Calls.status(verbs.getAsyncEvent, ctx, event) != 0) {
+        if (Ibverbs.getAsyncEvent(ctx, event) != 0) {
           continue; // EAGAIN: another reader or a spurious wakeup
         }
         int type = event.get(JAVA_INT, ASYNC_EVENT_EVENT_TYPE);
@@ -320,7 +318,7 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
           default -> event.get(JAVA_LONG, ASYNC_EVENT_ELEMENT);
         };
         // Acknowledge at once: ibv_destroy_qp/cq/srq wait for every event of theirs to be acknowledged.
-        Calls.plain(verbs.ackAsyncEvent, event);
+        Ibverbs.ackAsyncEvent(event);
         asyncSink.tryEmitNext(new AsyncEvent(t, type, element));
       }
     } catch (Throwable t) {
@@ -346,9 +344,9 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
       asyncRunning = true;
       throw new IllegalStateException(asyncThread.getName() + " did not stop; " + deviceName + " left open");
     }
-    int rc = Calls.status(verbs.closeDevice, ctx);
+    int rc = Ibverbs.closeDevice(ctx);
     if (rc != 0) {
-      throw Native.failure("ibv_close_device", Calls.errnoOf(rc), deviceName);
+      throw Native.failure("ibv_close_device", Native.errnoOf(rc), deviceName);
     }
     asyncSink.tryEmitComplete();
   }

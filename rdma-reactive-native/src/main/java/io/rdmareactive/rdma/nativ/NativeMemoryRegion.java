@@ -28,7 +28,7 @@ final class NativeMemoryRegion extends AbstractMemoryRegion {
 
   @Override
   protected void release() {
-    Calls.check(closeFunction(), Calls.status(pd.context.verbs.deregMr, mr));
+    Native.checkReturn(closeFunction(), Ibverbs.deregMr(mr));
   }
 
   @Override

@@ -38,18 +38,18 @@ class NativeProtectionDomain extends AbstractProtectionDomain implements NativeC
   @Override
   protected MemoryRegion register(MemorySegment segment, Set<Access> access) {
     int mask = Access.mask(access);
-    MemorySegment mr = Calls.create("ibv_reg_mr", context.verbs.regMr, pd, segment, segment.byteSize(), mask);
+    MemorySegment mr = Native.created("ibv_reg_mr", Ibverbs.regMr(pd, segment, segment.byteSize(), mask));
     try {
       return new NativeMemoryRegion(this, mr, segment, access);
     } catch (RuntimeException | Error e) {
-      Calls.status(context.verbs.deregMr, mr);
+      Ibverbs.deregMr(mr);
       throw e;
     }
   }
 
   @Override
   protected QueuePair newQueuePair(QueuePairOptions options) {
-    return NativeQueuePair.create(this, options);
+    return QueuePairFactory.create(this, options);
   }
 
   @Override
@@ -67,7 +67,7 @@ class NativeProtectionDomain extends AbstractProtectionDomain implements NativeC
 
   @Override
   protected void release() {
-    Calls.check(closeFunction(), Calls.status(context.verbs.deallocPd, pd));
+    Native.checkReturn(closeFunction(), Ibverbs.deallocPd(pd));
   }
 
   @Override

@@ -37,14 +37,13 @@ public final class NativeProvider implements RdmaProvider {
 
   @Override
   public List<DeviceInfo> devices() {
-    if (!Verbs.isLoadable()) {
+    if (!Ibverbs.isLoadable()) {
       return List.of();
     }
-    Verbs v = Verbs.get();
     List<DeviceInfo> out = new ArrayList<>();
     try (Arena a = Arena.ofConfined()) {
       MemorySegment num = a.allocate(JAVA_INT);
-      MemorySegment list = (MemorySegment) Calls.plain(v.getDeviceList, Native.callState(), num);
+      MemorySegment list = Ibverbs.getDeviceList(num);
       if (list.address() == 0) {
         return List.of(); // e.g. ENOSYS: no RDMA support in this kernel
       }
@@ -53,17 +52,17 @@ public final class NativeProvider implements RdmaProvider {
         MemorySegment devs = list.reinterpret(ADDRESS.byteSize() * n);
         for (int i = 0; i < n; i++) {
           MemorySegment dev = devs.getAtIndex(ADDRESS, i);
-          out.add(new DeviceInfo(name(v, dev), Long.reverseBytes((long) Calls.plain(v.getDeviceGuid, dev)), NAME));
+          out.add(new DeviceInfo(name(dev), Long.reverseBytes(Ibverbs.getDeviceGuid(dev)), NAME));
         }
       } finally {
-        Calls.plain(v.freeDeviceList, list);
+        Ibverbs.freeDeviceList(list);
       }
     }
     return List.copyOf(out);
   }
 
-  private static String name(Verbs v, MemorySegment dev) {
-    MemorySegment s = (MemorySegment) Calls.plain(v.getDeviceName, dev);
+  private static String name(MemorySegment dev) {
+    MemorySegment s = Ibverbs.getDeviceName(dev);
     return s.address() == 0 ? "" : s.reinterpret(256).getString(0);
   }
 
@@ -79,10 +78,10 @@ public final class NativeProvider implements RdmaProvider {
    */
   @Override
   public RdmaContext open(String deviceName) {
-    Verbs v = Verbs.get();
+    Ibverbs.check();
     try (Arena a = Arena.ofConfined()) {
       MemorySegment num = a.allocate(JAVA_INT);
-      MemorySegment list = (MemorySegment) Calls.plain(v.getDeviceList, Native.callState(), num);
+      MemorySegment list = Ibverbs.getDeviceList(num);
       if (list.address() == 0) {
         throw Native.failure("ibv_get_device_list", Native.lastErrno(), "looking for " + deviceName);
       }
@@ -92,17 +91,17 @@ public final class NativeProvider implements RdmaProvider {
         List<String> seen = new ArrayList<>();
         for (int i = 0; i < n; i++) {
           MemorySegment dev = devs.getAtIndex(ADDRESS, i);
-          String name = name(v, dev);
+          String name = name(dev);
           if (name.equals(deviceName)) {
             // The context keeps its own reference to the device: freeing the list afterwards is fine.
-            return NativeContext.open(v, dev, name);
+            return NativeContext.open(dev, name);
           }
           seen.add(name);
         }
         throw Native.failure("ibv_open_device", NativeCallException.ENODEV,
             "no RDMA device named '" + deviceName + "'; devices here: " + seen);
       } finally {
-        Calls.plain(v.freeDeviceList, list);
+        Ibverbs.freeDeviceList(list);
       }
     }
   }

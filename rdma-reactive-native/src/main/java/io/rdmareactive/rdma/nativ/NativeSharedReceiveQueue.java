@@ -30,8 +30,7 @@ final class NativeSharedReceiveQueue extends AbstractRdmaResource implements Sha
   private final @Nullable NativeProtectionDomain xrcPd;
   private final @Nullable NativeCompletionQueue xrcCq;
   private final Arena arena = Arena.ofShared();
-  private final MemorySegment recvWr;
-  private final MemorySegment recvSges;
+  private final RecvWr recvWr;
   private final MemorySegment badWr;
 
   private NativeSharedReceiveQueue(NativeContext context, AbstractRdmaResource parent, MemorySegment srq, int maxWr,
@@ -44,11 +43,8 @@ final class NativeSharedReceiveQueue extends AbstractRdmaResource implements Sha
     this.srqNumber = srqNumber;
     this.xrcPd = xrcPd;
     this.xrcCq = xrcCq;
-    recvWr = arena.allocate(SIZEOF_RECV_WR, 8);
-    recvSges = arena.allocate(SIZEOF_SGE * Math.max(1, maxSge), 8);
+    recvWr = new RecvWr(arena, maxSge);
     badWr = arena.allocate(ADDRESS);
-    recvWr.set(ADDRESS, RECV_WR_NEXT, MemorySegment.NULL);
-    recvWr.set(ADDRESS, RECV_WR_SG_LIST, recvSges);
   }
 
   static NativeSharedReceiveQueue create(NativeProtectionDomain pd, SharedReceiveQueueOptions o) {
@@ -58,12 +54,12 @@ final class NativeSharedReceiveQueue extends AbstractRdmaResource implements Sha
       attr.set(JAVA_INT, SRQ_INIT_ATTR_ATTR_MAX_WR, o.maxWorkRequests());
       attr.set(JAVA_INT, SRQ_INIT_ATTR_ATTR_MAX_SGE, o.maxScatterGather());
       attr.set(JAVA_INT, SRQ_INIT_ATTR_ATTR_SRQ_LIMIT, o.limit());
-      MemorySegment srq = Calls.create("ibv_create_srq", context.verbs.createSrq, pd.pd, attr);
+      MemorySegment srq = Native.created("ibv_create_srq", Ibverbs.createSrq(pd.pd, attr));
       try {
         return new NativeSharedReceiveQueue(context, pd, srq, attr.get(JAVA_INT, SRQ_INIT_ATTR_ATTR_MAX_WR),
             attr.get(JAVA_INT, SRQ_INIT_ATTR_ATTR_MAX_SGE), -1, null, null);
       } catch (RuntimeException | Error e) {
-        Calls.status(context.verbs.destroySrq, srq);
+        Ibverbs.destroySrq(srq);
         throw e;
       }
     }
@@ -93,17 +89,17 @@ final class NativeSharedReceiveQueue extends AbstractRdmaResource implements Sha
       attr.set(ADDRESS, SRQ_INIT_ATTR_EX_PD, pd.pd);
       attr.set(ADDRESS, SRQ_INIT_ATTR_EX_XRCD, xrcd.xrcd);
       attr.set(ADDRESS, SRQ_INIT_ATTR_EX_CQ, cq.cq);
-      srq = Calls.createVia("ibv_create_srq_ex", Verbs.VCTX_CREATE, fn, context.ctx, attr);
+      srq = Native.created("ibv_create_srq_ex", Ibverbs.createExtended(fn, context.ctx, attr));
       MemorySegment num = a.allocate(JAVA_INT);
-      int rc = Calls.statusVia(Verbs.VCTX_GET_SRQ_NUM, numFn, srq, num);
+      int rc = Ibverbs.getSrqNum(numFn, srq, num);
       if (rc != 0) {
-        throw Native.failure("ibv_get_srq_num", Calls.errnoOf(rc));
+        throw Native.failure("ibv_get_srq_num", Native.errnoOf(rc));
       }
       return new NativeSharedReceiveQueue(context, xrcd, srq, attr.get(JAVA_INT, SRQ_INIT_ATTR_EX_ATTR_MAX_WR),
           attr.get(JAVA_INT, SRQ_INIT_ATTR_EX_ATTR_MAX_SGE), num.get(JAVA_INT, 0), pd, cq);
     } catch (RuntimeException | Error e) {
       if (srq != null) {
-        Calls.status(context.verbs.destroySrq, srq);
+        Ibverbs.destroySrq(srq);
       }
       cq.unreserve(o.maxWorkRequests());
       cq.releaseLease();
@@ -134,10 +130,10 @@ final class NativeSharedReceiveQueue extends AbstractRdmaResource implements Sha
     if (n > maxSge) {
       throw new IllegalArgumentException(n + " scatter entries exceed the " + maxSge + " this SRQ was created with");
     }
-    NativeQueuePair.fillRecv(recvWr, recvSges, r);
+    recvWr.set(r);
     int rc;
     try {
-      rc = (int) Verbs.POST.invokeExact(context.postSrqRecvFn, srq, recvWr, badWr);
+      rc = Ibverbs.post(context.postSrqRecvFn, srq, recvWr.segment(), badWr);
     } catch (Throwable t) {
       throw new IllegalStateException(t);
     }
@@ -148,7 +144,7 @@ final class NativeSharedReceiveQueue extends AbstractRdmaResource implements Sha
 
   @Override
   protected void release() {
-    Calls.check(closeFunction(), Calls.status(context.verbs.destroySrq, srq));
+    Native.checkReturn(closeFunction(), Ibverbs.destroySrq(srq));
     if (xrcCq != null) {
       xrcCq.unreserve(maxWr);
       xrcCq.releaseLease();

@@ -24,7 +24,7 @@ final class NativeThreadDomain extends AbstractRdmaResource implements ThreadDom
     MemorySegment td;
     try (Arena a = Arena.ofConfined()) {
       MemorySegment attr = a.allocate(SIZEOF_TD_INIT_ATTR, 8); // comp_mask 0
-      td = Calls.createVia("ibv_alloc_td", Verbs.VCTX_CREATE, fn, context.ctx, attr);
+      td = Native.created("ibv_alloc_td", Ibverbs.createExtended(fn, context.ctx, attr));
     }
     try {
       return new NativeThreadDomain(context, td);
@@ -37,7 +37,7 @@ final class NativeThreadDomain extends AbstractRdmaResource implements ThreadDom
   private static int dealloc(NativeContext context, MemorySegment td) {
     MemorySegment fn = context.extendedOpOrNull(VERBS_CONTEXT_DEALLOC_TD);
     return fn == null ? io.rdmareactive.rdma.NativeCallException.EOPNOTSUPP
-        : Calls.statusVia(Verbs.VCTX_DESTROY, fn, td);
+        : Ibverbs.destroyExtended(fn, td);
   }
 
   @Override
@@ -52,7 +52,7 @@ final class NativeThreadDomain extends AbstractRdmaResource implements ThreadDom
 
   @Override
   protected void release() {
-    Calls.check(closeFunction(), dealloc(context, td));
+    Native.checkReturn(closeFunction(), dealloc(context, td));
   }
 
   @Override

@@ -38,11 +38,11 @@ final class NativeXrcDomain extends AbstractRdmaResource implements XrcDomain, N
   static NativeXrcDomain open(NativeContext context, XrcDomainOptions o) {
     MemorySegment fn = context.extendedOp(VERBS_CONTEXT_OPEN_XRCD, "ibv_open_xrcd");
     Path file = o.file();
-    int oflags = (o.create() ? Posix.O_CREAT : 0) | (o.exclusive() ? Posix.O_EXCL : 0);
+    int oflags = (o.create() ? Libc.O_CREAT : 0) | (o.exclusive() ? Libc.O_EXCL : 0);
     int fd = -1;
     if (file != null) {
       // The inode names the domain; O_CREAT here only creates the file, O_EXCL is for the domain.
-      fd = Posix.open(file.toString(), Posix.O_RDONLY | Posix.O_CLOEXEC | (o.create() ? Posix.O_CREAT : 0), 0600);
+      fd = Libc.open(file.toString(), Libc.O_RDONLY | Libc.O_CLOEXEC | (o.create() ? Libc.O_CREAT : 0), 0600);
     }
     MemorySegment x = null;
     try (Arena a = Arena.ofConfined()) {
@@ -50,17 +50,17 @@ final class NativeXrcDomain extends AbstractRdmaResource implements XrcDomain, N
       attr.set(JAVA_INT, XRCD_INIT_ATTR_COMP_MASK, MASK_FD | MASK_OFLAGS);
       attr.set(JAVA_INT, XRCD_INIT_ATTR_FD, fd);
       attr.set(JAVA_INT, XRCD_INIT_ATTR_OFLAGS, oflags);
-      x = Calls.createVia("ibv_open_xrcd", Verbs.VCTX_CREATE, fn, context.ctx, attr);
+      x = Native.created("ibv_open_xrcd", Ibverbs.createExtended(fn, context.ctx, attr));
       return new NativeXrcDomain(context, x, fd, file == null ? "private" : file.toString());
     } catch (RuntimeException | Error e) {
       if (x != null) {
         MemorySegment close = context.extendedOpOrNull(VERBS_CONTEXT_CLOSE_XRCD);
         if (close != null) {
-          Calls.statusVia(Verbs.VCTX_DESTROY, close, x);
+          Ibverbs.destroyExtended(close, x);
         }
       }
       if (fd >= 0) {
-        Posix.close(fd);
+        Libc.close(fd);
       }
       throw e;
     }
@@ -92,22 +92,22 @@ final class NativeXrcDomain extends AbstractRdmaResource implements XrcDomain, N
   @Override
   public QueuePair createReceiveQueuePair() {
     ensureOpen();
-    return NativeQueuePair.createXrcReceive(this);
+    return QueuePairFactory.createXrcReceive(this);
   }
 
   @Override
   public QueuePair openQueuePair(int qpNumber) {
     ensureOpen();
-    return NativeQueuePair.open(this, qpNumber);
+    return QueuePairFactory.open(this, qpNumber);
   }
 
   @Override
   protected void release() {
     // ibv_close_xrcd calls verbs_context.close_xrcd unconditionally; we checked it exists.
     MemorySegment close = context.extendedOp(VERBS_CONTEXT_CLOSE_XRCD, "ibv_close_xrcd");
-    Calls.check(closeFunction(), Calls.statusVia(Verbs.VCTX_DESTROY, close, xrcd));
+    Native.checkReturn(closeFunction(), Ibverbs.destroyExtended(close, xrcd));
     if (fd >= 0) {
-      Posix.close(fd);
+      Libc.close(fd);
     }
   }
 

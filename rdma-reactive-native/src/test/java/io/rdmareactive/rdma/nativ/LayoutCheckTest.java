@@ -54,10 +54,27 @@ class LayoutCheckTest {
       }
     });
     assertThat(drift).as("layout drift between VerbsLayout and verbs.h").isEmpty();
+    FLYWEIGHTS.forEach((name, fields) -> assertThat(fields).as("%s against verbs.h", name)
+        .allSatisfy((k, v) -> assertThat(probed).as("%s: %s", name, k).containsEntry(k, v)));
     // The fast paths' anchors, as measured on rdma-core 44 / x86-64.
     assertThat(VerbsLayout.CONTEXT_OPS_POLL_CQ).isEqualTo(96);
     assertThat(VerbsLayout.VERBS_CONTEXT_CONTEXT + VerbsLayout.SIZEOF_CONTEXT).isEqualTo(VerbsLayout.SIZEOF_VERBS_CONTEXT);
   }
+
+  /** Each struct flyweight writes only fields the probe checks, at the offsets in VerbsLayout. */
+  @Test
+  void everyFlyweightFieldIsInTheCheckedTable() {
+    Map<String, Long> table = VerbsLayout.table();
+    assertThat(FLYWEIGHTS).hasSize(4);
+    FLYWEIGHTS.forEach((name, fields) -> {
+      assertThat(fields).as(name).isNotEmpty().containsKey("sizeof." + name);
+      fields.forEach((k, v) -> assertThat(table).as("%s: %s", name, k).containsEntry(k, v));
+    });
+  }
+
+  private static final Map<String, Map<String, Long>> FLYWEIGHTS = Map.of(
+      "ibv_qp_init_attr", QpInitAttr.FIELDS, "ibv_send_wr", SendWr.FIELDS, "ibv_recv_wr", RecvWr.FIELDS,
+      "ibv_sge", Sge.FIELDS);
 
   private static boolean onPath(String tool) {
     for (String d : System.getenv().getOrDefault("PATH", "").split(":")) {

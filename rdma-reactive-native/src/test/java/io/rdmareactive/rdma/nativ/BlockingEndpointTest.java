@@ -7,6 +7,7 @@ import io.rdmareactive.rdma.conformance.TestSettings;
 import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.ResourceBusyException;
 import io.rdmareactive.rdma.ResourceClosedException;
+import io.rdmareactive.rdma.verbs.MemoryRegion;
 import io.rdmareactive.rdma.verbs.SendRequest;
 import io.rdmareactive.rdma.verbs.WorkCompletion;
 import java.io.IOException;
@@ -37,9 +38,10 @@ import org.junit.jupiter.api.Test;
  * rdma_server/rdma_client, refused connections, and no leaked ids afterwards.
  */
 @Tag("native")
-class CmEndpointTest {
+class BlockingEndpointTest {
   private static final String ADDRESS = TestSettings.testAddress();
   private static final long WAIT_MILLIS = 30_000;
+  private static final Duration WAIT = Duration.ofMillis(WAIT_MILLIS);
 
   private ExecutorService executor;
 
@@ -66,20 +68,23 @@ class CmEndpointTest {
     CmQueuePairOptions qp = CmQueuePairOptions.of(4);
     byte[] hello = bytes("client-hello");
     byte[] welcome = bytes("server-welcome");
-    try (CmListener listener = CmListener.open(ADDRESS, 0, null, qp, 8)) {
+    try (BlockingListener listener = BlockingListener.open(ADDRESS, 0, qp, 8)) {
       assertThat(listener.port()).isPositive();
       // The leak check below is not vacuous: the kernel lists this listener under our pid.
       assertThat(kernelCmIdsOfThisProcess()).anyMatch(l -> l.contains(":" + listener.port()));
       Future<byte[]> server = executor.submit(() -> {
-        try (CmEndpoint ep = listener.getRequest(WAIT_MILLIS); Arena arena = Arena.ofShared()) {
+        try (BlockingEndpoint ep = listener.getRequest(WAIT_MILLIS); Arena arena = Arena.ofShared()) {
           assertThat(ep).as("connection request").isNotNull();
           assertThat(ep.queuePairNumber()).isPositive();
           byte[] requestData = ep.peerPrivateData();
           MemorySegment buf = arena.allocate(64);
-          try (CmMemoryRegion mr = ep.registerMessages(buf)) {
+          try (MemoryRegion mr = ep.registerMessages(buf)) {
+            // Misuse is a typed error before any native call: a range outside the region.
+            assertThatThrownBy(() -> ep.postReceive(6, mr, 48, 32)).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("outside the memory region of 64 bytes");
             ep.postReceive(7, mr, 0, 32);
             ep.accept(welcome);
-            WorkCompletion recv = ep.receiveCompletion(WAIT_MILLIS);
+            WorkCompletion recv = ep.receiveCompletion(WAIT);
             assertThat(recv).isNotNull();
             assertThat(recv.isSuccess()).as("%s", recv).isTrue();
             assertThat(recv.opcode()).isEqualTo(WorkCompletion.Opcode.RECV);
@@ -88,7 +93,7 @@ class CmEndpointTest {
             assertThat(string(buf, 0, recv.byteLength())).isEqualTo("ping");
             buf.asSlice(32, 4).copyFrom(MemorySegment.ofArray(bytes("pong")));
             ep.postSend(8, mr, 32, 4, SendRequest.SIGNALED);
-            WorkCompletion sent = ep.sendCompletion(WAIT_MILLIS);
+            WorkCompletion sent = ep.sendCompletion(WAIT);
             assertThat(sent).isNotNull();
             assertThat(sent.isSuccess()).as("%s", sent).isTrue();
             assertThat(sent.opcode()).isEqualTo(WorkCompletion.Opcode.SEND);
@@ -101,21 +106,21 @@ class CmEndpointTest {
       });
 
       try (CmAddressInfo to = CmAddressInfo.active(ADDRESS, listener.port());
-          CmEndpoint client = CmEndpoint.create(to, qp);
+          BlockingEndpoint client = BlockingEndpoint.create(to, qp);
           Arena arena = Arena.ofShared()) {
         MemorySegment buf = arena.allocate(64);
-        try (CmMemoryRegion mr = client.registerMessages(buf)) {
+        try (MemoryRegion mr = client.registerMessages(buf)) {
           client.postReceive(1, mr, 32, 32); // before connecting: the reply may come at once
           byte[] acceptData = client.connect(hello);
           assertThat(startsWith(acceptData, welcome)).as("accept private data %s", Arrays.toString(acceptData)).isTrue();
           assertThat(startsWith(client.peerPrivateData(), welcome)).isTrue();
           buf.copyFrom(MemorySegment.ofArray(bytes("ping")));
           client.postSend(2, mr, 0, 4, SendRequest.SIGNALED);
-          WorkCompletion sent = client.sendCompletion(WAIT_MILLIS);
+          WorkCompletion sent = client.sendCompletion(WAIT);
           assertThat(sent).isNotNull();
           assertThat(sent.isSuccess()).as("%s", sent).isTrue();
           assertThat(sent.wrId()).isEqualTo(2);
-          WorkCompletion recv = client.receiveCompletion(WAIT_MILLIS);
+          WorkCompletion recv = client.receiveCompletion(WAIT);
           assertThat(recv).isNotNull();
           assertThat(recv.isSuccess()).as("%s", recv).isTrue();
           assertThat(recv.wrId()).isEqualTo(1);
@@ -134,12 +139,12 @@ class CmEndpointTest {
     CmQueuePairOptions qp = CmQueuePairOptions.of(2);
     BlockingQueue<CmEvent> clientEvents = new LinkedBlockingQueue<>();
     BlockingQueue<CmEvent> serverEvents = new LinkedBlockingQueue<>();
-    try (CmEventLoop loop = new CmEventLoop(); CmListener listener = CmListener.open(ADDRESS, 0, null, qp, 8)) {
-      Future<CmEndpoint> server = executor.submit(() -> {
-        CmEndpoint ep = listener.getRequest(WAIT_MILLIS);
+    try (CmEventLoop loop = new CmEventLoop(); BlockingListener listener = BlockingListener.open(ADDRESS, 0, qp, 8)) {
+      Future<BlockingEndpoint> server = executor.submit(() -> {
+        BlockingEndpoint ep = listener.getRequest(WAIT_MILLIS);
         assertThat(ep).isNotNull();
         ep.accept(bytes("async-welcome"));
-        loop.attach(ep, (e, event) -> serverEvents.add(event));
+        loop.attach(ep.id(), (e, event) -> serverEvents.add(event));
         return ep;
       });
       List<String> threads = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -148,7 +153,7 @@ class CmEndpointTest {
             threads.add(Thread.currentThread().getName());
             clientEvents.add(event);
           }).get(WAIT_MILLIS, TimeUnit.MILLISECONDS);
-      try (client; CmEndpoint accepted = server.get(WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
+      try (client; BlockingEndpoint accepted = server.get(WAIT_MILLIS, TimeUnit.MILLISECONDS)) {
         assertThat(startsWith(client.peerPrivateData(), bytes("async-welcome"))).isTrue();
         assertThat(startsWith(accepted.peerPrivateData(), bytes("async-hello"))).isTrue();
         assertThat(client.queuePairNumber()).isPositive();
@@ -164,7 +169,7 @@ class CmEndpointTest {
         CmEvent serverDisconnected = serverEvents.poll(WAIT_MILLIS, TimeUnit.MILLISECONDS);
         assertThat(serverDisconnected).isNotNull();
         assertThat(serverDisconnected.type()).isEqualTo(CmEvent.Type.DISCONNECTED);
-        assertThat(serverDisconnected.id()).isEqualTo(accepted.idAddress());
+        assertThat(serverDisconnected.id()).isEqualTo(accepted.id().idAddress());
         // The IB CM answers the DREQ (DREP) only when the receiving side disconnects too.
         accepted.disconnect();
         CmEvent clientDisconnected = clientEvents.poll(WAIT_MILLIS, TimeUnit.MILLISECONDS);
@@ -180,22 +185,22 @@ class CmEndpointTest {
   @Test
   void javaServerAgainstTheCRdmaClient() throws Exception {
     int port = freePortGuess();
-    CmQueuePairOptions qp = CmQueuePairOptions.of(1).withMaxInlineData(16);
-    try (CmListener listener = CmListener.open(ADDRESS, port, null, qp, 1); Arena arena = Arena.ofShared()) {
+    // The public factory: one work request each way, 16 inline bytes (rdma_client asks for inline sends).
+    try (BlockingListener listener = BlockingListener.listen(ADDRESS, port, 1, 16, 1); Arena arena = Arena.ofShared()) {
       Process c = start("rdma_client", "-s", ADDRESS, "-p", Integer.toString(port));
-      try (CmEndpoint ep = listener.getRequest(WAIT_MILLIS)) {
+      try (BlockingEndpoint ep = listener.getRequest(WAIT)) {
         assertThat(ep).as("request from rdma_client").isNotNull();
         MemorySegment buf = arena.allocate(32);
-        try (CmMemoryRegion mr = ep.registerMessages(buf)) {
+        try (MemoryRegion mr = ep.registerMessages(buf)) {
           ep.postReceive(11, mr, 0, 16);
           ep.accept(new byte[0]);
-          WorkCompletion recv = ep.receiveCompletion(WAIT_MILLIS);
+          WorkCompletion recv = ep.receiveCompletion(WAIT);
           assertThat(recv).isNotNull();
           assertThat(recv.isSuccess()).as("%s", recv).isTrue();
           assertThat(recv.byteLength()).isEqualTo(16);
           buf.asSlice(16, 16).fill((byte) 0x5A);
           ep.postSend(12, mr, 16, 16, SendRequest.SIGNALED);
-          WorkCompletion sent = ep.sendCompletion(WAIT_MILLIS);
+          WorkCompletion sent = ep.sendCompletion(WAIT);
           assertThat(sent).isNotNull();
           assertThat(sent.isSuccess()).as("%s", sent).isTrue();
           ep.disconnect();
@@ -210,13 +215,13 @@ class CmEndpointTest {
   void javaClientAgainstTheCRdmaServer() throws Exception {
     int port = freePortGuess();
     Process c = start("rdma_server", "-s", ADDRESS, "-p", Integer.toString(port));
-    CmQueuePairOptions qp = CmQueuePairOptions.of(1).withMaxInlineData(16);
     try (Arena arena = Arena.ofShared()) {
       MemorySegment buf = arena.allocate(32);
       long deadline = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(WAIT_MILLIS);
       while (true) {
-        try (CmAddressInfo to = CmAddressInfo.active(ADDRESS, port); CmEndpoint ep = CmEndpoint.create(to, qp);
-            CmMemoryRegion mr = ep.registerMessages(buf)) {
+        // The public factory: rdma_getaddrinfo + rdma_create_ep, one work request each way, 16 inline bytes.
+        try (BlockingEndpoint ep = BlockingEndpoint.create(ADDRESS, port, 1, 16);
+            MemoryRegion mr = ep.registerMessages(buf)) {
           ep.postReceive(21, mr, 16, 16);
           try {
             ep.connect(new byte[0]);
@@ -230,10 +235,10 @@ class CmEndpointTest {
           }
           buf.asSlice(0, 16).fill((byte) 0x33);
           ep.postSend(22, mr, 0, 16, SendRequest.SIGNALED);
-          WorkCompletion sent = ep.sendCompletion(WAIT_MILLIS);
+          WorkCompletion sent = ep.sendCompletion(WAIT);
           assertThat(sent).isNotNull();
           assertThat(sent.isSuccess()).as("%s", sent).isTrue();
-          WorkCompletion recv = ep.receiveCompletion(WAIT_MILLIS);
+          WorkCompletion recv = ep.receiveCompletion(WAIT);
           assertThat(recv).isNotNull();
           assertThat(recv.isSuccess()).as("%s", recv).isTrue();
           assertThat(recv.wrId()).isEqualTo(21);
@@ -255,7 +260,7 @@ class CmEndpointTest {
   void connectingToAPortNobodyListensOnFailsPromptly() throws Exception {
     int port = freePortGuess();
     long start = System.nanoTime();
-    try (CmAddressInfo to = CmAddressInfo.active(ADDRESS, port); CmEndpoint ep = CmEndpoint.create(to, CmQueuePairOptions.of(1))) {
+    try (CmAddressInfo to = CmAddressInfo.active(ADDRESS, port); BlockingEndpoint ep = BlockingEndpoint.create(to, CmQueuePairOptions.of(1))) {
       assertThatThrownBy(() -> ep.connect(bytes("anyone?")))
           .isInstanceOfSatisfying(ConnectionException.class, e -> assertThat(e.reason())
               .isIn(ConnectionException.Reason.REFUSED, ConnectionException.Reason.UNREACHABLE));
@@ -325,7 +330,7 @@ class CmEndpointTest {
     }
     String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
-    return out.lines().filter(CmEndpointTest::ownedByThisProcess).toList();
+    return out.lines().filter(BlockingEndpointTest::ownedByThisProcess).toList();
   }
 
   /**

@@ -23,8 +23,11 @@ public record EndpointOptions(int sendQueueDepth, int receiveQueueDepth, int max
     @Nullable CompletionChannelSource channels, int retryCount, int rnrRetry) {
   /** Longest private data accepted: rdma_connect's limit on InfiniBand/RoCE. */
   public static final int MAX_PRIVATE_DATA = 56;
-  /** Transport retries by default: the most, still finite. */
-  public static final int DEFAULT_RETRY_COUNT = 7;
+  /**
+   * Transport retries by default: 6, not the protocol's most (7), because Soft-RoCE (rxe) takes 7
+   * as "retry forever", which would never find a dead peer there.
+   */
+  public static final int DEFAULT_RETRY_COUNT = 6;
   /** RNR retries by default: the most that is finite (7 would be infinite). */
   public static final int DEFAULT_RNR_RETRY = 6;
 

@@ -1,5 +1,6 @@
 package io.rdmareactive.rdma.transport;
 
+import io.rdmareactive.rdma.spi.EndpointOptions;
 import java.time.Duration;
 import java.util.Locale;
 import java.util.function.Predicate;
@@ -50,10 +51,13 @@ public final class RdmaOption<T> {
       v -> !v.isNegative() && !v.isZero(), "positive", Duration.ofSeconds(5));
   /**
    * Transport retries of an unacknowledged send before it fails with RETRY_EXC_ERR and the
-   * connection is reset (0 .. 7, default 7; each waits the CM's ACK timeout).
+   * connection is reset (0 .. 7, default 6; each waits the CM's ACK timeout). The connecting
+   * side's value governs both ends: the CM carries it in the connect request and the accepting
+   * side's QP takes it from there, so on a server this option has no effect. Soft-RoCE (rxe)
+   * retries forever at 7, hence the default of 6.
    */
   public static final RdmaOption<Integer> RETRY_COUNT =
-      new RdmaOption<>("RETRY_COUNT", Integer.class, v -> v >= 0 && v <= 7, "0 .. 7", 7);
+      new RdmaOption<>("RETRY_COUNT", Integer.class, v -> v >= 0 && v <= 7, "0 .. 7", EndpointOptions.DEFAULT_RETRY_COUNT);
   /**
    * Retries of a send the peer answered "receiver not ready" before it fails with
    * RNR_RETRY_EXC_ERR and the connection is reset (0 .. 7, default 6, finite). 7 is InfiniBand's

@@ -3,6 +3,7 @@ package io.rdmareactive.rdma.nativ;
 import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import java.lang.foreign.MemorySegment;
+import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -17,7 +18,8 @@ import reactor.util.Loggers;
  * comes while the device is still listed (the kernel removes the CM from the device before
  * uverbs, and the CM waits for the ids), so after one a daemon thread lists the devices every
  * {@value #PERIOD_MILLIS} ms until the device has left the list, or {@value #GIVE_UP_SECONDS} s
- * have passed.
+ * have passed. librdmacm updates its list only while some device is left, so when the removed
+ * device was the last one its context stays open until the process ends.
  */
 final class DeviceRemovals {
   private static final Logger log = Loggers.getLogger(DeviceRemovals.class);
@@ -48,7 +50,14 @@ final class DeviceRemovals {
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(GIVE_UP_SECONDS);
     try {
       while (System.nanoTime() < deadline) {
-        if (!RdmaCm.deviceNames().contains(device)) {
+        List<String> listed = RdmaCm.deviceNames();
+        if (listed.isEmpty()) {
+          // rdma-core's librdmacm (v44 at least) updates its list only while some device is left.
+          log.warn("rdma-reactive: " + device + " was the last RDMA device: librdmacm keeps its context of it "
+              + "open until this process ends, and the kernel's removal of the device waits for that");
+          return;
+        }
+        if (!listed.contains(device)) {
           log.debug("rdma-reactive: librdmacm dropped the removed device {}", device);
           return;
         }

@@ -99,7 +99,15 @@ final class RdmaCm {
   static List<String> deviceNames() {
     try (Arena a = Arena.ofConfined()) {
       MemorySegment num = a.allocate(JAVA_INT);
-      MemorySegment list = getDevices(num);
+      MemorySegment list;
+      try {
+        list = (MemorySegment) Librdmacm.GET_DEVICES.invokeExact(num);
+      } catch (Throwable t) {
+        throw rethrow(t);
+      }
+      if (list.address() == 0) {
+        return List.of(); // no device at all (librdmacm then refuses to update its list)
+      }
       try {
         int n = num.get(JAVA_INT, 0);
         MemorySegment contexts = list.reinterpret(ADDRESS.byteSize() * n);

@@ -23,7 +23,8 @@ import reactor.test.StepVerifier;
 /**
  * {@code rdma link delete rxe0} under a bound server with a connection open: the listener sees
  * RDMA_CM_EVENT_DEVICE_REMOVAL, the server's onDispose errors naming it, the connection fails,
- * everything is freed so that the deletion returns. Its own tag and its own VM boot
+ * everything is freed so that the deletion returns (librdmacm's own context of the device included:
+ * see DeviceRemovals, and why a second device is added first). Its own tag and its own VM boot
  * (scripts/lib/device-removal-guest): the device is gone afterwards.
  */
 @Tag("device-removal")
@@ -33,6 +34,9 @@ class NativeDeviceRemovalTest {
   @Test
   void deletingTheDeviceFailsTheListenerAndItsConnectionsAndTheDeletionReturns() throws Exception {
     String device = NativeTestSupport.deviceName();
+    // librdmacm notices a removed device only while it still lists another one: a second Soft-RoCE
+    // device keeps that true here (with none left, the deletion returns when the process ends).
+    secondDevice();
     String host = NativeConnectionProviderTest.HOST;
     DisposableRdmaServer server = RdmaServer.create().host(host).port(0).option(RdmaOption.PROVIDER, "native")
         .handle((in, out) -> out.send(in.receive())).bindNow();
@@ -58,6 +62,19 @@ class NativeDeviceRemovalTest {
         + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms");
     server.disposeNow(WAIT); // a failed server's dispose does not throw
     assertThat(rdmaLinks()).doesNotContain(device);
+  }
+
+  /** rxe1 on a dummy netdev of its own, unless some other device besides the one deleted exists. */
+  private static void secondDevice() throws IOException, InterruptedException {
+    if (new NativeProvider().devices().size() > 1) {
+      return;
+    }
+    for (String command : new String[] {"ip link add rdmatest1 type dummy", "ip link set rdmatest1 up",
+        "rdma link add rxe1 type rxe netdev rdmatest1"}) {
+      Process p = new ProcessBuilder(command.split(" ")).redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+      assertThat(p.waitFor(30, TimeUnit.SECONDS) && p.exitValue() == 0).as("%s: %s", command, out).isTrue();
+    }
   }
 
   /** This process's open files on the RDMA stack (uverbs contexts, event channels, the CM), for a failure message. */

@@ -126,7 +126,10 @@ public class RdmaProperties implements Validator {
     /** How long closing waits for the peer to acknowledge posted sends before it disconnects anyway. */
     private Duration closeTimeout = RdmaOption.CLOSE_TIMEOUT.defaultValue();
 
-    /** Transport retries of an unacknowledged send before the connection is reset (0 .. 7). */
+    /**
+     * Transport retries of an unacknowledged send before the connection is reset (0 .. 7; Soft-RoCE
+     * retries forever at 7). The connecting side's value governs both ends of a connection.
+     */
     private int retryCount = RdmaOption.RETRY_COUNT.defaultValue();
 
     /** Retries of a send the peer answered "receiver not ready" (0 .. 7; 7 retries forever). */

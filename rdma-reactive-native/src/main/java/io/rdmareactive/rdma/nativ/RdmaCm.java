@@ -67,6 +67,9 @@ final class RdmaCm {
     try (Arena a = Arena.ofConfined()) {
       MemorySegment num = a.allocate(JAVA_INT);
       list = getDevices(num);
+      if (list.address() == 0) {
+        throw new RdmaException("rdma_get_devices failed: librdmacm found no RDMA device");
+      }
       boolean kept = false;
       try {
         int n = num.get(JAVA_INT, 0);
@@ -99,12 +102,7 @@ final class RdmaCm {
   static List<String> deviceNames() {
     try (Arena a = Arena.ofConfined()) {
       MemorySegment num = a.allocate(JAVA_INT);
-      MemorySegment list;
-      try {
-        list = (MemorySegment) Librdmacm.GET_DEVICES.invokeExact(num);
-      } catch (Throwable t) {
-        throw rethrow(t);
-      }
+      MemorySegment list = getDevices(num);
       if (list.address() == 0) {
         return List.of(); // no device at all (librdmacm then refuses to update its list)
       }
@@ -122,17 +120,13 @@ final class RdmaCm {
     }
   }
 
+  /** rdma_get_devices: the list, NULL when there is no device. */
   private static MemorySegment getDevices(MemorySegment num) {
-    MemorySegment list;
     try {
-      list = (MemorySegment) Librdmacm.GET_DEVICES.invokeExact(num);
+      return (MemorySegment) Librdmacm.GET_DEVICES.invokeExact(num);
     } catch (Throwable t) {
       throw rethrow(t);
     }
-    if (list.address() == 0) {
-      throw new RdmaException("rdma_get_devices failed: librdmacm found no RDMA device");
-    }
-    return list;
   }
 
   private static void freeDevices(MemorySegment list) {

@@ -4,6 +4,7 @@ import io.netty.buffer.ByteBuf;
 import io.rdmareactive.rdma.transport.OutboundMessage;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 import java.util.Queue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -39,6 +40,13 @@ final class FrameSender implements Publisher<OutboundMessage>, Subscription {
   private volatile boolean done;
   private volatile boolean cancelled;
   private boolean terminated;
+  /**
+   * The send memory the last {@link Frame#copyTo} wrote to, and a buffer view of it that later
+   * copies reuse: the transport copies from its one loop thread, into the few registered regions
+   * of this connection, so one cached view spares two objects per fragment.
+   */
+  private @Nullable MemorySegment viewed;
+  private @Nullable ByteBuffer view;
 
   FrameSender(int capacity) {
     this.capacity = capacity;
@@ -117,7 +125,7 @@ final class FrameSender implements Publisher<OutboundMessage>, Subscription {
             break;
           }
           queued.decrementAndGet();
-          a.onNext(new Frame(frame)); // the transport owns the frame from here: it releases it
+          a.onNext(new Frame(this, frame)); // the transport owns the frame from here: it releases it
           e++;
         }
         if (e != 0 && r != Long.MAX_VALUE) {
@@ -138,6 +146,20 @@ final class FrameSender implements Publisher<OutboundMessage>, Subscription {
     }
   }
 
+  /** {@code target}'s bytes {@code [offset, offset + n)} as a buffer (loop thread only, see {@link #viewed}). */
+  private ByteBuffer view(MemorySegment target, long offset, int n) {
+    ByteBuffer v = view;
+    if (target != viewed || v == null) {
+      if (target.byteSize() > Integer.MAX_VALUE) {
+        return target.asSlice(offset, n).asByteBuffer();
+      }
+      v = target.asByteBuffer();
+      view = v;
+      viewed = target;
+    }
+    return v.limit((int) offset + n).position((int) offset);
+  }
+
   private void clear() {
     ByteBuf frame;
     while ((frame = queue.poll()) != null) {
@@ -152,10 +174,12 @@ final class FrameSender implements Publisher<OutboundMessage>, Subscription {
    * small object per frame, where the copy out of the frame was a frame-sized array.
    */
   static final class Frame implements OutboundMessage {
+    private final FrameSender sender;
     private @Nullable ByteBuf frame;
     private final int length;
 
-    Frame(ByteBuf frame) {
+    Frame(FrameSender sender, ByteBuf frame) {
+      this.sender = sender;
       this.frame = frame;
       this.length = frame.readableBytes();
     }
@@ -175,7 +199,7 @@ final class FrameSender implements Publisher<OutboundMessage>, Subscription {
       if (f.hasArray()) { // a heap frame: copied without a view object
         MemorySegment.copy(f.array(), f.arrayOffset() + index, target, ValueLayout.JAVA_BYTE, targetOffset, n);
       } else { // a composite (RSocket's header + payload) or direct frame: Netty copies each component
-        f.getBytes(index, target.asSlice(targetOffset, n).asByteBuffer());
+        f.getBytes(index, sender.view(target, targetOffset, n));
       }
     }
 

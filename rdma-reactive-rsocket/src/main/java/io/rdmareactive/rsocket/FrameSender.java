@@ -42,8 +42,8 @@ final class FrameSender implements Publisher<OutboundMessage>, Subscription {
   private boolean terminated;
   /**
    * The send memory the last {@link Frame#copyTo} wrote to, and a buffer view of it that later
-   * copies reuse: the transport copies from its one loop thread, into the few registered regions
-   * of this connection, so one cached view spares two objects per fragment.
+   * copies reuse: the transport copies from its drain, one thread at a time, into the few
+   * registered regions of this connection, so one cached view spares two objects per fragment.
    */
   private @Nullable MemorySegment viewed;
   private @Nullable ByteBuffer view;
@@ -146,7 +146,7 @@ final class FrameSender implements Publisher<OutboundMessage>, Subscription {
     }
   }
 
-  /** {@code target}'s bytes {@code [offset, offset + n)} as a buffer (loop thread only, see {@link #viewed}). */
+  /** {@code target}'s bytes {@code [offset, offset + n)} as a buffer (the drain's thread, see {@link #viewed}). */
   private ByteBuffer view(MemorySegment target, long offset, int n) {
     ByteBuffer v = view;
     if (target != viewed || v == null) {
@@ -170,7 +170,7 @@ final class FrameSender implements Publisher<OutboundMessage>, Subscription {
 
   /**
    * One frame on its way to the transport, which calls {@link #copyTo} per fragment from the
-   * connection's loop and {@link #release} once; the frame is released then (or when dropped). One
+   * connection's drain and {@link #release} once; the frame is released then (or when dropped). One
    * small object per frame, where the copy out of the frame was a frame-sized array.
    */
   static final class Frame implements OutboundMessage {

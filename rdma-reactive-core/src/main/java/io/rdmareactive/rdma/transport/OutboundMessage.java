@@ -10,7 +10,8 @@ import java.lang.foreign.MemorySegment;
  * in memory the transport cannot take as one {@link MemorySegment} (a buffer of several
  * components, pooled memory with a reference count) it spares the copy into an intermediate
  * {@code byte[]} that the other item types would need, and the allocation of it per message.
- * The transport calls both methods from the connection's loop thread.
+ * The transport calls both methods from the connection's drain: one thread at a time (its loop's,
+ * in event mode), each call ordered after the one before.
  */
 public interface OutboundMessage {
   /** Payload size in bytes; must not change once emitted. */

@@ -1,7 +1,10 @@
 package io.rdmareactive.rsocket;
 
 import io.netty.buffer.ByteBuf;
-import io.netty.buffer.ByteBufUtil;
+import io.rdmareactive.rdma.transport.OutboundMessage;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteBuffer;
 import java.util.Queue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -18,10 +21,14 @@ import reactor.util.concurrent.Queues;
  * pushes frames from any thread ({@code DuplexConnection.sendFrame} has no flow control), the
  * transport pulls them only as the peer grants credits and send buffers are free. The frames in
  * between wait here, at most {@code capacity} of them: {@link #offer} refuses more (the
- * connection then closes with an error) rather than queueing without bound. Each frame is copied
- * out and released when the transport asks for it, so a frame is held only while it waits here.
+ * connection then closes with an error) rather than queueing without bound. Each frame goes to the
+ * transport as a {@link Frame}, an {@link OutboundMessage}: the transport copies the frame's bytes
+ * straight into its registered send buffer when it posts it, and releases the frame then. (It
+ * used to be copied into a new {@code byte[]} here first: an allocation, its zeroing and a
+ * second copy per frame, which under Soft-RoCE in the VM cost as much as the send itself for
+ * large frames; see benchmarks/README.md, issue #15.)
  */
-final class FrameSender implements Publisher<byte[]>, Subscription {
+final class FrameSender implements Publisher<OutboundMessage>, Subscription {
   /** Multi-producer; bounded by {@link #queued}. */
   private final Queue<ByteBuf> queue = Queues.<ByteBuf>unboundedMultiproducer().get();
   private final AtomicInteger queued = new AtomicInteger();
@@ -29,10 +36,17 @@ final class FrameSender implements Publisher<byte[]>, Subscription {
   private final AtomicLong requested = new AtomicLong();
   private final AtomicBoolean subscribed = new AtomicBoolean();
   private final int capacity;
-  private volatile @Nullable Subscriber<? super byte[]> actual;
+  private volatile @Nullable Subscriber<? super OutboundMessage> actual;
   private volatile boolean done;
   private volatile boolean cancelled;
   private boolean terminated;
+  /**
+   * The send memory the last {@link Frame#copyTo} wrote to, and a buffer view of it that later
+   * copies reuse: the transport copies from its drain, one thread at a time, into the few
+   * registered regions of this connection, so one cached view spares two objects per fragment.
+   */
+  private @Nullable MemorySegment viewed;
+  private @Nullable ByteBuffer view;
 
   FrameSender(int capacity) {
     this.capacity = capacity;
@@ -69,7 +83,7 @@ final class FrameSender implements Publisher<byte[]>, Subscription {
   }
 
   @Override
-  public void subscribe(Subscriber<? super byte[]> s) {
+  public void subscribe(Subscriber<? super OutboundMessage> s) {
     if (!subscribed.compareAndSet(false, true)) {
       Operators.error(s, new IllegalStateException("FrameSender allows one subscriber"));
       return;
@@ -99,7 +113,7 @@ final class FrameSender implements Publisher<byte[]>, Subscription {
     }
     int missed = 1;
     for (;;) {
-      Subscriber<? super byte[]> a = actual;
+      Subscriber<? super OutboundMessage> a = actual;
       if (cancelled || terminated) {
         clear();
       } else if (a != null) {
@@ -111,13 +125,7 @@ final class FrameSender implements Publisher<byte[]>, Subscription {
             break;
           }
           queued.decrementAndGet();
-          byte[] bytes;
-          try {
-            bytes = ByteBufUtil.getBytes(frame);
-          } finally {
-            frame.release();
-          }
-          a.onNext(bytes);
+          a.onNext(new Frame(this, frame)); // the transport owns the frame from here: it releases it
           e++;
         }
         if (e != 0 && r != Long.MAX_VALUE) {
@@ -138,11 +146,70 @@ final class FrameSender implements Publisher<byte[]>, Subscription {
     }
   }
 
+  /** {@code target}'s bytes {@code [offset, offset + n)} as a buffer (the drain's thread, see {@link #viewed}). */
+  private ByteBuffer view(MemorySegment target, long offset, int n) {
+    ByteBuffer v = view;
+    if (target != viewed || v == null) {
+      if (target.byteSize() > Integer.MAX_VALUE) {
+        return target.asSlice(offset, n).asByteBuffer();
+      }
+      v = target.asByteBuffer();
+      view = v;
+      viewed = target;
+    }
+    return v.limit((int) offset + n).position((int) offset);
+  }
+
   private void clear() {
     ByteBuf frame;
     while ((frame = queue.poll()) != null) {
       queued.decrementAndGet();
       frame.release();
+    }
+  }
+
+  /**
+   * One frame on its way to the transport, which calls {@link #copyTo} per fragment from the
+   * connection's drain and {@link #release} once; the frame is released then (or when dropped). One
+   * small object per frame, where the copy out of the frame was a frame-sized array.
+   */
+  static final class Frame implements OutboundMessage {
+    private final FrameSender sender;
+    private @Nullable ByteBuf frame;
+    private final int length;
+
+    Frame(FrameSender sender, ByteBuf frame) {
+      this.sender = sender;
+      this.frame = frame;
+      this.length = frame.readableBytes();
+    }
+
+    @Override
+    public int length() {
+      return length;
+    }
+
+    @Override
+    public void copyTo(long offset, MemorySegment target, long targetOffset, int n) {
+      ByteBuf f = frame;
+      if (f == null) {
+        throw new IllegalStateException("frame already released");
+      }
+      int index = f.readerIndex() + (int) offset;
+      if (f.hasArray()) { // a heap frame: copied without a view object
+        MemorySegment.copy(f.array(), f.arrayOffset() + index, target, ValueLayout.JAVA_BYTE, targetOffset, n);
+      } else { // a composite (RSocket's header + payload) or direct frame: Netty copies each component
+        f.getBytes(index, sender.view(target, targetOffset, n));
+      }
+    }
+
+    @Override
+    public void release() {
+      ByteBuf f = frame;
+      if (f != null) {
+        frame = null;
+        f.release();
+      }
     }
   }
 }

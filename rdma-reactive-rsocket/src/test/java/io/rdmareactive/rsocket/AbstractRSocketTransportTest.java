@@ -415,6 +415,38 @@ public abstract class AbstractRSocketTransportTest {
     await(streamCancelled::get);
   }
 
+  /**
+   * Frames still waiting when the connection goes (in {@link FrameSender}, or handed to the
+   * transport and not yet copied into a send buffer: the transport owns those until it posts
+   * them) are all released: every payload the responder made ends with a reference count of 0.
+   */
+  @Test
+  void framesStillWaitingWhenTheConnectionClosesAreReleased() {
+    List<io.netty.buffer.ByteBuf> made = java.util.Collections.synchronizedList(new ArrayList<>());
+    CloseableRdmaServer server = RSocketServer.create(SocketAcceptor.forRequestStream(request -> {
+          request.release();
+          return Flux.range(0, 100_000).map(i -> {
+            io.netty.buffer.ByteBuf data = io.netty.buffer.Unpooled.directBuffer(1024).writeZero(1024);
+            made.add(data);
+            return io.rsocket.util.ByteBufPayload.create(data);
+          });
+        }))
+        .bind(RdmaServerTransport.create(rdmaServer()))
+        .block(WAIT);
+    closeables.add(server);
+    RSocket rsocket = connect(server);
+    AtomicLong received = new AtomicLong();
+    rsocket.requestStream(DefaultPayload.create("")).limitRate(4096).subscribe(p -> {
+      p.release();
+      if (received.incrementAndGet() == 10) {
+        rsocket.dispose(); // hundreds of frames still wait on the server's side
+      }
+    }, e -> {});
+    await(() -> received.get() >= 10 && rsocket.isDisposed());
+    await(() -> made.size() >= 10 && made.stream().allMatch(b -> b.refCnt() == 0));
+    assertThat(made.size()).as("the responder ran ahead of the link: frames were waiting").isGreaterThan(100);
+  }
+
   private static void await(java.util.function.BooleanSupplier condition) {
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (!condition.getAsBoolean()) {

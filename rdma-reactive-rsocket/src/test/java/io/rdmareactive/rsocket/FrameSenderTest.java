@@ -4,7 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.Unpooled;
+import io.netty.buffer.CompositeByteBuf;
+import io.rdmareactive.rdma.transport.OutboundMessage;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -38,7 +44,7 @@ class FrameSenderTest {
       offered.addAll(frames);
     }
     int[] next = new int[producers];
-    StepVerifier.Step<byte[]> step = StepVerifier.create(Flux.from(sender).publishOn(Schedulers.single(), 16))
+    StepVerifier.Step<OutboundMessage> step = StepVerifier.create(Flux.from(sender).publishOn(Schedulers.single(), 16))
         .then(() -> {
           ExecutorService pool = Executors.newFixedThreadPool(producers);
           CountDownLatch start = new CountDownLatch(1);
@@ -62,8 +68,8 @@ class FrameSenderTest {
           }
           sender.complete();
         });
-    step.thenConsumeWhile(bytes -> {
-          ByteBuffer b = ByteBuffer.wrap(bytes);
+    step.thenConsumeWhile(m -> {
+          ByteBuffer b = ByteBuffer.wrap(copyAndRelease(m));
           int p = b.getInt();
           assertThat(b.getInt()).isEqualTo(next[p]++);
           return true;
@@ -89,7 +95,8 @@ class FrameSenderTest {
     assertThat(frames.get(4).refCnt()).isZero();
     assertThat(sender.pending()).isEqualTo(4);
     StepVerifier.create(sender, 2)
-        .expectNextCount(2)
+        .consumeNextWith(OutboundMessage::release)
+        .consumeNextWith(OutboundMessage::release)
         .then(() -> assertThat(sender.offer(frame(0, 5))).isTrue())
         .thenCancel()
         .verify(Duration.ofSeconds(10));
@@ -114,6 +121,50 @@ class FrameSenderTest {
     ByteBuf after = frame(0, 2);
     cancelled.offer(after);
     assertThat(after.refCnt()).isZero();
+  }
+
+  /** What the transport does with a frame: copies it out, maybe in fragments, then releases it once. */
+  private static byte[] copyAndRelease(OutboundMessage m) {
+    MemorySegment to = Arena.ofAuto().allocate(m.length() + 8);
+    m.copyTo(0, to, 8, m.length());
+    m.release();
+    return to.asSlice(8, m.length()).toArray(ValueLayout.JAVA_BYTE);
+  }
+
+  @Test
+  void framesAreCopiedOutWholeOrInFragmentsAndReleasedOnceTheTransportIsDone() {
+    byte[] header = "head".getBytes(StandardCharsets.US_ASCII);
+    byte[] payload = "a payload of some length".getBytes(StandardCharsets.US_ASCII);
+    byte[] whole = new byte[header.length + payload.length];
+    System.arraycopy(header, 0, whole, 0, header.length);
+    System.arraycopy(payload, 0, whole, header.length, payload.length);
+    // RSocket's frames: a direct header and the payload as a composite; a heap frame; a direct one;
+    // and frames that do not start at index 0.
+    CompositeByteBuf composite = Unpooled.compositeBuffer()
+        .addComponents(true, Unpooled.directBuffer().writeBytes(header), Unpooled.wrappedBuffer(payload));
+    ByteBuf heap = Unpooled.buffer().writeBytes(new byte[3]).writeBytes(whole);
+    heap.skipBytes(3);
+    ByteBuf direct = Unpooled.directBuffer().writeBytes(new byte[5]).writeBytes(whole);
+    direct.skipBytes(5);
+    for (ByteBuf frame : List.of(composite, heap, direct)) {
+      FrameSender sender = new FrameSender(4);
+      assertThat(sender.offer(frame)).isTrue();
+      StepVerifier.create(sender, 1)
+          .consumeNextWith(m -> {
+            assertThat(m.length()).isEqualTo(whole.length);
+            assertThat(frame.refCnt()).as("held until the transport is done").isOne();
+            MemorySegment to = Arena.ofAuto().allocate(whole.length);
+            for (int from = 0; from < whole.length; from += 7) { // fragments of 7 bytes, the last shorter
+              m.copyTo(from, to, from, Math.min(7, whole.length - from));
+            }
+            assertThat(to.toArray(ValueLayout.JAVA_BYTE)).isEqualTo(whole);
+            m.release();
+            assertThat(frame.refCnt()).isZero();
+            m.release(); // once only: a second call must not release the frame again
+          })
+          .thenCancel()
+          .verify(Duration.ofSeconds(10));
+    }
   }
 
   @Test

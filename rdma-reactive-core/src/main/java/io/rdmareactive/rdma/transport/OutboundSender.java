@@ -143,9 +143,7 @@ final class OutboundSender {
         }
         long size = lengthOf(sendable);
         if (!fragmenter.fits(size)) {
-          if (sendable instanceof ReceivedView rv) {
-            rv.release();
-          }
+          releaseSendable(sendable);
           sources.poll();
           src.fail(new MessageTooLargeException(size, fragmenter.maxMessage()));
           continue;
@@ -204,6 +202,7 @@ final class OutboundSender {
         case byte[] b -> MemorySegment.copy(b, (int) from, to, ValueLayout.JAVA_BYTE, offset, length);
         case ReceivedView v -> MemorySegment.copy(buffers.receiveMemory(v.index), buffers.offset(v.index) + from,
             to, offset, length);
+        case OutboundMessage o -> o.copyTo(from, to, offset, length);
         default -> MemorySegment.copy((MemorySegment) m, from, to, offset, length);
       }
       sendRequest.reset(ConnectionOperations.DATA | index, raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM)
@@ -224,9 +223,7 @@ final class OutboundSender {
       counters.bytesSent(length);
       if (fragmenter.advance(length)) {
         counters.messagePosted(dataPosted);
-        if (m instanceof ReceivedView v) {
-          v.release(); // copied: its receive buffer can go back
-        }
+        releaseSendable(m); // copied: a received view's buffer can go back, an OutboundMessage's memory too
         return true;
       }
     }
@@ -263,7 +260,7 @@ final class OutboundSender {
    * into one of its buffers are copied from directly (echo), the latter released once copied.
    */
   private Object toSendable(Object item) {
-    if (item instanceof byte[] || item instanceof MemorySegment) {
+    if (item instanceof byte[] || item instanceof MemorySegment || item instanceof OutboundMessage) {
       return item;
     }
     if (item instanceof ReceivedView rv && rv.belongsTo(channel) && rv.length() <= fragmenter.chunk()) {
@@ -278,10 +275,20 @@ final class OutboundSender {
     return toSegment(item);
   }
 
+  /** A sendable that holds memory until the transport is done with it gives it back. */
+  private static void releaseSendable(Object sendable) {
+    if (sendable instanceof ReceivedView v) {
+      v.release();
+    } else if (sendable instanceof OutboundMessage o) {
+      o.release();
+    }
+  }
+
   private static long lengthOf(Object sendable) {
     return switch (sendable) {
       case byte[] b -> b.length;
       case ReceivedView v -> v.length();
+      case OutboundMessage o -> o.length();
       default -> ((MemorySegment) sendable).byteSize();
     };
   }
@@ -300,7 +307,7 @@ final class OutboundSender {
         }
       }
       default -> throw new IllegalArgumentException("cannot send a " + item.getClass().getName()
-          + ": send byte[], ByteBuffer, MemorySegment, CharSequence or RdmaMessage");
+          + ": send byte[], ByteBuffer, MemorySegment, CharSequence, RdmaMessage or OutboundMessage");
     };
   }
 
@@ -331,8 +338,9 @@ final class OutboundSender {
 
   /** Disconnecting: drops the message half sent and fails every source not wholly posted. */
   void abandon(Throwable e) {
-    if (fragmenter.abandon() instanceof ReceivedView v) {
-      v.release();
+    Object abandoned = fragmenter.abandon();
+    if (abandoned != null) {
+      releaseSendable(abandoned);
     }
     SendSource s;
     while ((s = sources.poll()) != null) {

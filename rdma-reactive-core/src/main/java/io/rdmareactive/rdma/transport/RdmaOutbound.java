@@ -7,8 +7,9 @@ import reactor.core.publisher.Mono;
 public interface RdmaOutbound {
   /**
    * Sends each item of {@code messages} as one message: {@code byte[]}, {@link java.nio.ByteBuffer}
-   * (its remaining bytes), {@link java.lang.foreign.MemorySegment}, {@link CharSequence} (UTF-8)
-   * or a received {@link RdmaMessage} (copied, then released). Items are requested only as the
+   * (its remaining bytes), {@link java.lang.foreign.MemorySegment}, {@link CharSequence} (UTF-8),
+   * a received {@link RdmaMessage} (copied, then released) or an {@link OutboundMessage} (it copies
+   * itself into the send buffers as it is posted, then is released). Items are requested only as the
    * peer grants credits, so a slow peer slows {@code messages}; do not modify an item after
    * emitting it. Messages larger than a receive buffer travel as several fragments; one above the
    * maximum message size fails the returned Mono with

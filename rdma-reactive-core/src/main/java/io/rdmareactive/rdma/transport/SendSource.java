@@ -57,15 +57,11 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
   public void onNext(Object item) {
     if (terminated.get()) {
       Operators.onDiscard(item, currentContext());
-      if (item instanceof RdmaMessage m) {
-        m.release();
-      }
+      release(item);
       return;
     }
     if (!queue.offer(item)) { // more than requested: a Reactive Streams violation upstream
-      if (item instanceof RdmaMessage m) {
-        m.release();
-      }
+      release(item);
       Subscription s = upstream;
       if (s != null) {
         s.cancel();
@@ -117,9 +113,16 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
   private void clear() {
     Object o;
     while ((o = queue.poll()) != null) {
-      if (o instanceof RdmaMessage m) {
-        m.release();
-      }
+      release(o);
+    }
+  }
+
+  /** Gives back an item that will not be sent: a message's buffer, an {@link OutboundMessage}'s memory. */
+  static void release(Object item) {
+    if (item instanceof RdmaMessage m) {
+      m.release();
+    } else if (item instanceof OutboundMessage o) {
+      o.release();
     }
   }
 

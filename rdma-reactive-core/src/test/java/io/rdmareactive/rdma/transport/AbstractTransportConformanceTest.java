@@ -391,6 +391,57 @@ public abstract class AbstractTransportConformanceTest {
         .verify(WAIT);
   }
 
+  /** An {@link OutboundMessage} that records its releases. */
+  private static final class CountingMessage implements OutboundMessage {
+    final byte[] bytes;
+    final AtomicInteger releases = new AtomicInteger();
+
+    CountingMessage(byte[] bytes) {
+      this.bytes = bytes;
+    }
+
+    @Override
+    public int length() {
+      return bytes.length;
+    }
+
+    @Override
+    public void copyTo(long offset, java.lang.foreign.MemorySegment target, long targetOffset, int length) {
+      java.lang.foreign.MemorySegment.copy(bytes, (int) offset, target, java.lang.foreign.ValueLayout.JAVA_BYTE,
+          targetOffset, length);
+    }
+
+    @Override
+    public void release() {
+      releases.incrementAndGet();
+    }
+  }
+
+  @Test
+  void outboundMessagesCopyThemselvesInWholeOrInFragmentsAndAreReleasedOnce() {
+    DisposableRdmaServer server = bind(server().option(RdmaOption.BUFFER_SIZE, 1024)
+        .handle((in, out) -> out.send(in.receive())));
+    RdmaConnection c = connect(client(server).option(RdmaOption.BUFFER_SIZE, 1024)
+        .option(RdmaOption.MAX_MESSAGE_SIZE, 100_000));
+    byte[] small = random(100, 1);
+    byte[] large = random(10_000, 2); // ten fragments: copyTo at ten offsets
+    CountingMessage a = new CountingMessage(small);
+    CountingMessage b = new CountingMessage(large);
+    StepVerifier.create(Mono.zip(c.outbound().send(Flux.just(a, b)).thenReturn(true),
+            c.inbound().receiveBytes().take(2).collectList()).map(t -> t.getT2()))
+        .assertNext(l -> assertThat(l).containsExactly(small, large))
+        .expectComplete()
+        .verify(WAIT);
+    assertThat(a.releases).hasValue(1);
+    assertThat(b.releases).hasValue(1);
+    CountingMessage tooLarge = new CountingMessage(new byte[100_001]);
+    StepVerifier.create(c.outbound().send(Mono.just(tooLarge)))
+        .expectError(MessageTooLargeException.class)
+        .verify(WAIT);
+    assertThat(tooLarge.releases).as("dropped: released all the same").hasValue(1);
+    assertThat(c.statistics().bytesSent()).isEqualTo(small.length + large.length);
+  }
+
   @Test
   void anItemOfAnUnsupportedTypeFailsThatSend() {
     DisposableRdmaServer server = bind(server());

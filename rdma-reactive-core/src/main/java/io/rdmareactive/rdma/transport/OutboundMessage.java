@@ -1,0 +1,28 @@
+package io.rdmareactive.rdma.transport;
+
+import java.lang.foreign.MemorySegment;
+
+/**
+ * An item for {@link RdmaOutbound#send} that writes its own bytes into the send buffers: the
+ * transport calls {@link #copyTo} once per fragment, when it posts the fragment, and
+ * {@link #release} once, after the last fragment was copied or when the item is dropped (the
+ * connection closed, the send was cancelled, the message exceeds the maximum size). For data held
+ * in memory the transport cannot take as one {@link MemorySegment} (a buffer of several
+ * components, pooled memory with a reference count) it spares the copy into an intermediate
+ * {@code byte[]} that the other item types would need, and the allocation of it per message.
+ * The transport calls both methods from the connection's drain: one thread at a time (its loop's,
+ * in event mode), each call ordered after the one before.
+ */
+public interface OutboundMessage {
+  /** Payload size in bytes; must not change once emitted. */
+  int length();
+
+  /**
+   * Copies {@code length} bytes of the payload, starting at {@code offset}, to {@code target} at
+   * {@code targetOffset} (a registered send buffer: write only that range).
+   */
+  void copyTo(long offset, MemorySegment target, long targetOffset, int length);
+
+  /** The transport is done with this item: called exactly once. */
+  void release();
+}

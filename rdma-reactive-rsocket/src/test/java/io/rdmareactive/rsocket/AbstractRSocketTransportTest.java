@@ -3,8 +3,10 @@ package io.rdmareactive.rsocket;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmareactive.rdma.transport.RdmaClient;
+import io.rdmareactive.rdma.transport.RdmaConnection;
 import io.rdmareactive.rdma.transport.RdmaOption;
 import io.rdmareactive.rdma.transport.RdmaServer;
+import io.rdmareactive.rdma.transport.RdmaStatistics;
 import io.rsocket.Payload;
 import io.rsocket.RSocket;
 import io.rsocket.SocketAcceptor;
@@ -299,6 +301,43 @@ public abstract class AbstractRSocketTransportTest {
         .expectNextCount(300)
         .expectComplete()
         .verify(WAIT);
+  }
+
+  /**
+   * A slow requester that keeps its (zero-copy) payloads queued keeps their receive buffers, so
+   * its transport grants no credits and the responder's sends wait for them: credit stalls on
+   * the responder's connection, never a receiver-not-ready retry, and the whole stream arrives.
+   */
+  @Test
+  void aSlowRequesterHoldingItsPayloadsStallsTheResponderOnCreditsNeverOnRnr() {
+    List<RdmaConnection> responderSide = new java.util.concurrent.CopyOnWriteArrayList<>();
+    CloseableRdmaServer server = RSocketServer.create(SocketAcceptor.with(responder))
+        .bind(RdmaServerTransport.create(rdmaServer().option(RdmaOption.BUFFER_COUNT, 8)
+            .doOnConnection(responderSide::add)))
+        .block(WAIT);
+    closeables.add(server);
+    RSocket rsocket = RSocketConnector.create()
+        .payloadDecoder(PayloadDecoder.ZERO_COPY)
+        .connect(RdmaClientTransport.create(rdmaClient(server.port()).option(RdmaOption.BUFFER_COUNT, 8)))
+        .block(WAIT);
+    closeables.add(rsocket);
+    StepVerifier.create(rsocket.requestStream(DefaultPayload.create("200"))
+            .publishOn(reactor.core.scheduler.Schedulers.single(), 64) // up to 64 held, 8 buffers
+            .delayElements(Duration.ofMillis(1), reactor.core.scheduler.Schedulers.single())
+            .map(p -> {
+              try {
+                return p.getDataUtf8();
+              } finally {
+                p.release();
+              }
+            }))
+        .expectNextCount(200)
+        .expectComplete()
+        .verify(WAIT);
+    assertThat(responderSide).hasSize(1);
+    RdmaStatistics stats = responderSide.getFirst().statistics();
+    assertThat(stats.creditStalls()).as("the responder waited for credits: %s", stats).isPositive();
+    assertThat(stats.receiverNotReady()).as("and never met a receiver not ready: %s", stats).isZero();
   }
 
   @Test

@@ -282,7 +282,9 @@ final class AsyncEventRouter {
         case QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, PATH_MIG_ERR ->
             endpoints.stream().filter(ep -> ep.queuePairAddress() == element).toList();
         case CQ_ERR -> endpoints.stream().filter(ep -> ep.completionQueueAddress() == element).toList();
-        case PORT_ERR -> endpoints.stream().filter(ep -> ep.portNumber() == (int) element).toList();
+        // An id whose port librdmacm never filled in (0) may be on any port: failed to be safe.
+        case PORT_ERR -> endpoints.stream().filter(ep -> ep.portNumber() == (int) element || ep.portNumber() == 0)
+            .toList();
         case DEVICE_FATAL -> List.copyOf(endpoints);
         default -> List.of(); // COMM_EST, SQ_DRAINED, PORT_ACTIVE, LID/PKEY/GID/SM changes, ...: informational
       };

@@ -172,6 +172,12 @@ final class MemConnectionEndpoint extends AbstractEndpoint {
     onDisconnect.tryEmitError(e);
   }
 
+  /** The port error this endpoint was marked with, if any: its failed work requests are that fault. */
+  @Override
+  public @Nullable ConnectionException faultBehind(@Nullable Throwable failure) {
+    return portError;
+  }
+
   /** The peer disconnected: this side hears of it, or of the port error it was marked with. */
   private void peerDisconnected() {
     ConnectionException e = portError;

@@ -5,7 +5,6 @@ import static io.rdmareactive.rdma.nativ.VerbsLayout.ASYNC_EVENT_EVENT_TYPE;
 import static io.rdmareactive.rdma.nativ.VerbsLayout.CONTEXT_ASYNC_FD;
 import static io.rdmareactive.rdma.nativ.VerbsLayout.SIZEOF_ASYNC_EVENT;
 import static io.rdmareactive.rdma.nativ.VerbsLayout.SIZEOF_CONTEXT;
-import static java.lang.foreign.ValueLayout.ADDRESS;
 import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static java.lang.foreign.ValueLayout.JAVA_SHORT;
@@ -14,6 +13,7 @@ import io.rdmareactive.rdma.NativeCallException;
 import io.rdmareactive.rdma.verbs.AsyncEvent;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
@@ -35,9 +35,11 @@ import reactor.util.Loggers;
  * endpoints it serves, and no thread is left to stop. Everything here but {@link #register} and
  * {@link #unregister} runs on the loop's thread.
  *
- * <p>A device is watched from its first endpoint's creation until its last one is closed. Meanwhile
- * an rdma_get_devices list pins its context (librdmacm closes a removed device's context once no
- * one holds it), so the loop never reads a context freed under it; the loop gives the list back.
+ * <p>A device is watched from its first endpoint's creation until its last one is closed: the
+ * endpoints' CM ids keep librdmacm's context open meanwhile (it closes a removed device's context
+ * with the last id on it). The last endpoint retires the device, under the device's lock that the
+ * loop holds while it reads events, before its id is destroyed: the loop never reads a context
+ * freed under it, and librdmacm's reference counts (its per-device PD) are left as they were.
  */
 final class AsyncEventRouter {
   private static final Logger log = Loggers.getLogger(AsyncEventRouter.class);
@@ -55,49 +57,40 @@ final class AsyncEventRouter {
 
   /**
    * Watches {@code endpoint}'s device context {@code verbs} until {@link #unregister}. The first
-   * endpoint of a device pins its context, makes its async fd non-blocking and drops the events
-   * queued before (they concern no connection of ours); its fd joins the poll at the loop's next turn.
+   * endpoint of a device makes its async fd non-blocking and drops the events queued before (they
+   * concern no connection of ours); its fd joins the poll at the loop's next turn.
    */
   void register(NativeConnectionEndpoint endpoint, MemorySegment verbs, String deviceName) {
     devices.compute(verbs.address(), (address, d) -> {
       Device device = d != null ? d : Device.open(verbs, deviceName);
-      if (device != null) {
-        device.endpoints.add(endpoint);
-      }
+      device.endpoints.add(endpoint);
       return device;
     });
     loop.execute(() -> {}); // wakes the loop, so the new fd is polled now rather than in up to 100 ms
   }
 
-  /** Stops routing to {@code endpoint}; the device's last endpoint hands the device back on the loop. */
+  /**
+   * Stops routing to {@code endpoint}, before its CM id is destroyed: the device's last endpoint
+   * retires it at once (waiting at most for a read of its events in progress), so no later read
+   * can touch a context that destroying the id may free.
+   */
   void unregister(NativeConnectionEndpoint endpoint, MemorySegment verbs) {
-    long address = verbs.address();
-    Device d = devices.get(address);
-    if (d != null && d.endpoints.remove(endpoint) && d.endpoints.isEmpty()) {
-      loop.execute(() -> retireIfUnused(address));
-    }
-  }
-
-  private void retireIfUnused(long address) {
-    Device[] retired = new Device[1];
-    devices.computeIfPresent(address, (a, d) -> {
+    devices.computeIfPresent(verbs.address(), (address, d) -> {
+      d.endpoints.remove(endpoint);
       if (!d.endpoints.isEmpty()) {
-        return d; // an endpoint came back meanwhile
+        return d;
       }
-      retired[0] = d;
+      d.retire();
       return null;
     });
-    if (retired[0] != null) {
-      retired[0].release();
-    }
   }
 
-  /** On the loop, once it stops: every device is handed back (no endpoint is left by then). */
+  /** On the loop, once it stops: every device is let go (no endpoint is left by then). */
   void closeAll() {
     for (Long address : devices.keySet()) {
       Device d = devices.remove(address);
       if (d != null) {
-        d.release();
+        d.retire();
       }
     }
   }
@@ -146,39 +139,49 @@ final class AsyncEventRouter {
   }
 
   private void drain(Device d, short revents) {
-    for (;;) {
-      if (Ibverbs.getAsyncEvent(d.ctx, event) != 0) {
-        int errno = Native.lastErrno();
-        if ((errno != NativeCallException.EAGAIN && errno != NativeCallException.EINTR)
-            || (revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) {
-          // A dead fd stays readable: polling it on would spin. Its endpoints hear of it from the CM.
-          d.broken = true;
-          log.warn("rdma-reactive: {}'s async events can no longer be read (ibv_get_async_event: {}, revents 0x{}); "
-              + "no longer watched", d.name, Native.strerror(errno), Integer.toHexString(revents));
-        }
-        return;
-      }
-      int code = event.get(JAVA_INT, ASYNC_EVENT_EVENT_TYPE);
-      AsyncEvent.Type type = AsyncEvent.Type.of(code);
-      long element = event.get(JAVA_LONG, ASYNC_EVENT_ELEMENT);
-      List<NativeConnectionEndpoint> hit;
-      try {
-        // Looked up before the ack: until then the QP or CQ the event names cannot be destroyed,
-        // so its address cannot belong to a newer object yet.
-        hit = d.affected(type, element);
-      } finally {
-        Ibverbs.ackAsyncEvent(event);
-      }
-      String what = describe(type, code, element, d.name);
-      if (hit == null) {
-        log.debug("rdma-reactive: {} (no connection of ours is failed by it)", what);
-        continue;
-      }
-      log.warn("rdma-reactive: {} fails {} connection(s)", what, hit.size());
-      for (NativeConnectionEndpoint ep : hit) {
-        ep.asyncFault(what); // hands over to the connection's own loop, as a CM disconnect does
+    List<Runnable> faults = new ArrayList<>();
+    synchronized (d) { // against retire(): the context stays open while it is not retired
+      while (!d.retired && readOne(d, revents, faults)) {
+        // every queued event, each acknowledged before the next is read
       }
     }
+    faults.forEach(Runnable::run); // outside the lock: failing a connection may close its endpoint here
+  }
+
+  /** Reads, routes and acknowledges one event of {@code d}; false when there is none (or no more ever). */
+  private boolean readOne(Device d, short revents, List<Runnable> faults) {
+    if (Ibverbs.getAsyncEvent(d.ctx, event) != 0) {
+      int errno = Native.lastErrno();
+      if ((errno != NativeCallException.EAGAIN && errno != NativeCallException.EINTR)
+          || (revents & (POLLERR | POLLHUP | POLLNVAL)) != 0) {
+        // A dead fd stays readable: polling it on would spin. Its endpoints hear of it from the CM.
+        d.broken = true;
+        log.warn("rdma-reactive: {}'s async events can no longer be read (ibv_get_async_event: {}, revents 0x{}); "
+            + "no longer watched", d.name, Native.strerror(errno), Integer.toHexString(revents));
+      }
+      return false;
+    }
+    int code = event.get(JAVA_INT, ASYNC_EVENT_EVENT_TYPE);
+    AsyncEvent.Type type = AsyncEvent.Type.of(code);
+    long element = event.get(JAVA_LONG, ASYNC_EVENT_ELEMENT);
+    List<NativeConnectionEndpoint> hit;
+    try {
+      // Looked up before the ack: until then the QP or CQ the event names cannot be destroyed,
+      // so its address cannot belong to a newer object yet.
+      hit = d.affected(type, element);
+    } finally {
+      Ibverbs.ackAsyncEvent(event);
+    }
+    String what = describe(type, code, element, d.name);
+    if (hit == null) {
+      log.debug("rdma-reactive: {} (no connection of ours is failed by it)", what);
+    } else {
+      log.warn("rdma-reactive: {} fails {} connection(s)", what, hit.size());
+      for (NativeConnectionEndpoint ep : hit) {
+        faults.add(() -> ep.asyncFault(what)); // hands over to the connection's own loop, as a CM disconnect does
+      }
+    }
+    return true;
   }
 
   /** "IBV_EVENT_PORT_ERR on rxe0 port 1", "IBV_EVENT_QP_FATAL on rxe0 (QP 0x...)". */
@@ -200,66 +203,23 @@ final class AsyncEventRouter {
     final MemorySegment ctx;
     final int fd;
     final String name;
-    /** The rdma_get_devices list that pins ctx. */
-    final MemorySegment pin;
     final Set<NativeConnectionEndpoint> endpoints = ConcurrentHashMap.newKeySet();
     boolean broken; // loop thread only
+    boolean retired; // guarded by this
 
-    private Device(MemorySegment ctx, int fd, String name, MemorySegment pin) {
+    private Device(MemorySegment ctx, int fd, String name) {
       this.ctx = ctx;
       this.fd = fd;
       this.name = name;
-      this.pin = pin;
     }
 
-    /** Null when librdmacm no longer lists the context (its device is being removed): not watched. */
-    static @Nullable Device open(MemorySegment verbs, String name) {
-      MemorySegment pin = pin(verbs);
-      if (pin == null) {
-        log.debug("rdma-reactive: {} is no longer listed by librdmacm; its async events are not read", name);
-        return null;
-      }
-      try {
-        MemorySegment ctx = verbs.reinterpret(SIZEOF_CONTEXT);
-        int fd = ctx.get(JAVA_INT, CONTEXT_ASYNC_FD);
-        Libc.setNonBlocking(fd);
-        Device d = new Device(ctx, fd, name, pin);
-        d.dropQueued();
-        return d;
-      } catch (RuntimeException | Error e) {
-        unpin(pin);
-        throw e;
-      }
-    }
-
-    /** rdma_get_devices, kept when it lists {@code verbs} (its reference keeps the context open). */
-    private static @Nullable MemorySegment pin(MemorySegment verbs) {
-      MemorySegment list;
-      try (Arena a = Arena.ofConfined()) {
-        MemorySegment num = a.allocate(JAVA_INT);
-        list = (MemorySegment) Librdmacm.GET_DEVICES.invokeExact(num);
-        if (list.address() == 0) {
-          return null;
-        }
-        MemorySegment contexts = list.reinterpret(ADDRESS.byteSize() * num.get(JAVA_INT, 0));
-        for (long i = 0; i < num.get(JAVA_INT, 0); i++) {
-          if (contexts.getAtIndex(ADDRESS, i).address() == verbs.address()) {
-            return list;
-          }
-        }
-      } catch (Throwable t) {
-        throw Native.rethrow(t);
-      }
-      unpin(list);
-      return null;
-    }
-
-    private static void unpin(MemorySegment list) {
-      try {
-        Librdmacm.FREE_DEVICES.invokeExact(list);
-      } catch (Throwable t) {
-        throw Native.rethrow(t);
-      }
+    static Device open(MemorySegment verbs, String name) {
+      MemorySegment ctx = verbs.reinterpret(SIZEOF_CONTEXT);
+      int fd = ctx.get(JAVA_INT, CONTEXT_ASYNC_FD);
+      Libc.setNonBlocking(fd);
+      Device d = new Device(ctx, fd, name);
+      d.dropQueued();
+      return d;
     }
 
     /** Events queued before this device's first endpoint existed are acknowledged unread. */
@@ -291,8 +251,9 @@ final class AsyncEventRouter {
       return hit.isEmpty() ? null : hit;
     }
 
-    void release() {
-      unpin(pin);
+    /** No more reads: waits for one in progress. */
+    synchronized void retire() {
+      retired = true;
     }
   }
 }

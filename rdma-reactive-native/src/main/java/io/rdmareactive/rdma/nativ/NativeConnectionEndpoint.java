@@ -6,6 +6,8 @@ import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.ResourceClosedException;
 import io.rdmareactive.rdma.spi.AbstractEndpoint;
 import io.rdmareactive.rdma.spi.EndpointOptions;
+import io.rdmareactive.rdma.verbs.AsyncEvent;
+import io.rdmareactive.rdma.verbs.PortAttributes;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
@@ -39,6 +41,8 @@ final class NativeConnectionEndpoint extends AbstractEndpoint {
   private final long completionQueueAddress;
   private final int portNumber;
   private boolean routed;
+  /** The device async event that failed this connection, once one did. */
+  private volatile @Nullable String asyncFault;
   // guarded by this
   private State state = State.INIT;
   private @Nullable MonoSink<Void> establishing;
@@ -230,7 +234,30 @@ final class NativeConnectionEndpoint extends AbstractEndpoint {
    * on rxe0 port 1"), on the loop thread: the connection fails as on device removal.
    */
   void asyncFault(String event) {
+    asyncFault = event;
     gone(reset(event), true);
+  }
+
+  /**
+   * A link that goes down fails the work in flight at once (rxe: LOC_QP_OP_ERR), often before the
+   * CM loop has read IBV_EVENT_PORT_ERR: a failure while the port is not ACTIVE is that event.
+   */
+  @Override
+  public @Nullable ConnectionException faultBehind(@Nullable Throwable failure) {
+    String event = asyncFault;
+    if (event == null) {
+      int port = portNumber == 0 ? 1 : portNumber; // an id without a port: the device's first
+      try {
+        if (context().queryPort(port).state() == PortAttributes.PortState.ACTIVE) {
+          return null;
+        }
+      } catch (RuntimeException e) {
+        return null; // closing: the completion's own error it is
+      }
+      event = AsyncEventRouter.describe(AsyncEvent.Type.PORT_ERR, AsyncEvent.Type.PORT_ERR.ordinal(), port,
+          context().deviceName());
+    }
+    return reset(event, failure);
   }
 
   long queuePairAddress() {

@@ -83,6 +83,7 @@ public abstract class AbstractPortDownTest {
 
       long start = System.nanoTime();
       portDown();
+      long returned = System.nanoTime();
       // Both ends of both connections are on the device: the server's two fail as the clients do.
       StepVerifier.create(Flux.merge(idleSaw.asMono(), streamSaw.asMono(), serverSaw.asFlux().take(2)))
           .thenConsumeWhile(e -> {
@@ -91,9 +92,11 @@ public abstract class AbstractPortDownTest {
           })
           .expectComplete()
           .verify(WAIT);
-      Duration noticed = Duration.ofNanos(System.nanoTime() - start);
+      long end = System.nanoTime();
+      Duration noticed = Duration.ofNanos(end - start);
       System.out.println("port down (" + provider() + "): idle, streaming and server connections failed with "
-          + event + " within " + noticed.toMillis() + " ms");
+          + event + " within " + noticed.toMillis() + " ms of taking the port down ("
+          + Duration.ofNanos(end - returned).toMillis() + " ms after that returned)");
       assertThat(noticed).isLessThan(noticeBound());
       StepVerifier.create(idle.onDispose()).expectComplete().verify(WAIT);
       StepVerifier.create(streaming.onDispose()).expectComplete().verify(WAIT);

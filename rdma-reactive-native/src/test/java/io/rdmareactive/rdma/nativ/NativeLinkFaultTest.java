@@ -23,10 +23,17 @@ import org.junit.jupiter.api.Tag;
 class NativeLinkFaultTest extends AbstractPortDownTest {
   private static final Pattern NETDEV = Pattern.compile("\\bnetdev (\\S+)");
 
+  /** The netdev under the device's port 1, found before the clock starts. */
+  private static String netdev;
+
   @BeforeAll
-  static void deviceUp() {
-    NativeTestSupport.deviceName(); // skips, saying why, where there is no device
+  static void deviceUp() throws IOException, InterruptedException {
+    String device = NativeTestSupport.deviceName(); // skips, saying why, where there is no device
     NativeConnectionProviderTest.openCmDeviceContext();
+    String link = run("rdma", "link", "show", device + "/1");
+    Matcher m = NETDEV.matcher(link);
+    assertThat(m.find()).as("the netdev under %s in: %s", device, link).isTrue();
+    netdev = m.group(1);
   }
 
   @Override
@@ -52,10 +59,7 @@ class NativeLinkFaultTest extends AbstractPortDownTest {
 
   @Override
   protected void portDown() throws IOException, InterruptedException {
-    String link = run("rdma", "link", "show", device() + "/1");
-    Matcher m = NETDEV.matcher(link);
-    assertThat(m.find()).as("the netdev under %s in: %s", device(), link).isTrue();
-    run("ip", "link", "set", m.group(1), "down");
+    run("ip", "link", "set", netdev, "down");
   }
 
   @Override

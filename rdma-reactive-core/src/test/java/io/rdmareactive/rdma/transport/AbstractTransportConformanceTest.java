@@ -825,13 +825,17 @@ public abstract class AbstractTransportConformanceTest {
       StepVerifier.create(subscribed.asMono()).expectComplete().verify(WAIT);
       rogue.vanish();
       long start = System.nanoTime();
-      StepVerifier.create(victimSaw.asMono())
-          .assertNext(e -> {
-            assertReason(e, ConnectionException.Reason.RESET);
-            assertThat(e).hasMessageContaining("keepalive");
-          })
-          .expectComplete()
-          .verify(WAIT);
+      try {
+        StepVerifier.create(victimSaw.asMono())
+            .assertNext(e -> {
+              assertReason(e, ConnectionException.Reason.RESET);
+              assertThat(e).hasMessageContaining("keepalive");
+            })
+            .expectComplete()
+            .verify(WAIT);
+      } catch (AssertionError e) {
+        throw new AssertionError(e.getMessage() + "; the victim's statistics: " + victim.get().statistics(), e);
+      }
       System.out.println("keepalive: a vanished peer noticed after "
           + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms (interval " + keepaliveInterval() + ")");
       StepVerifier.create(victim.get().onDispose()).expectComplete().verify(WAIT);

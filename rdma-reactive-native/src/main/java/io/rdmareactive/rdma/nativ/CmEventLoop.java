@@ -276,6 +276,9 @@ final class CmEventLoop extends AbstractRdmaResource {
       }
       MemorySegment event = eventOut.get(ADDRESS, 0);
       CmEvent copy = CmEvent.copyOf(event);
+      if (copy.type() == CmEvent.Type.DEVICE_REMOVAL) {
+        DeviceRemovals.removalSeen(MemorySegment.ofAddress(copy.id())); // before the ack: the id is alive
+      }
       int ack = (int) Librdmacm.ACK_CM_EVENT.invokeExact(Native.callState(), event);
       if (ack != 0) {
         log.warn("rdma_ack_cm_event failed: {}", Native.strerror(Native.lastErrno()));

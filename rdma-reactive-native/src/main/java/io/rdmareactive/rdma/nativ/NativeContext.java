@@ -42,6 +42,8 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
   private final @Nullable MemorySegment vctx;
   private final long vctxSize;
   private final String deviceName;
+  /** For a borrowed context: what gives the owner's hold back (see RdmaCm#deviceContext). */
+  private @Nullable Runnable afterRelease;
   // ibv_context.ops entries, read once: the static inline verbs call exactly these.
   final MemorySegment pollCqFn;
   final MemorySegment reqNotifyCqFn;
@@ -117,10 +119,22 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
    * async events (the owner's async fd is left alone).
    */
   static NativeContext borrow(MemorySegment rawCtx) {
-    MemorySegment c = rawCtx.reinterpret(SIZEOF_CONTEXT);
-    MemorySegment device = c.get(ADDRESS, 0); // struct ibv_context.device
+    return borrow(rawCtx, null);
+  }
+
+  /** The name of the device of {@code rawCtx} (an ibv_context*). */
+  static String deviceNameOf(MemorySegment rawCtx) {
+    MemorySegment device = rawCtx.reinterpret(SIZEOF_CONTEXT).get(ADDRESS, 0); // struct ibv_context.device
     MemorySegment name = Ibverbs.getDeviceName(device);
-    return new NativeContext(c, name.address() == 0 ? "?" : name.reinterpret(256).getString(0), false);
+    return name.address() == 0 ? "?" : name.reinterpret(256).getString(0);
+  }
+
+  /** {@link #borrow(MemorySegment)}, running {@code afterRelease} once the wrapper is closed. */
+  static NativeContext borrow(MemorySegment rawCtx, @Nullable Runnable afterRelease) {
+    MemorySegment c = rawCtx.reinterpret(SIZEOF_CONTEXT);
+    NativeContext borrowed = new NativeContext(c, deviceNameOf(c), false);
+    borrowed.afterRelease = afterRelease;
+    return borrowed;
   }
 
   /**
@@ -330,6 +344,9 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
   protected void release() {
     if (!owned) {
       asyncSink.tryEmitComplete();
+      if (afterRelease != null) {
+        afterRelease.run();
+      }
       return;
     }
     asyncRunning = false;

@@ -57,40 +57,81 @@ final class RdmaCm {
 
   /**
    * The ibv_context librdmacm uses for {@code deviceName} (rdma_get_devices: one per device and
-   * process, the one every CM id on that device gets as id->verbs), borrowed.
+   * process, the one every CM id on that device gets as id->verbs), borrowed. The device list is
+   * freed only when the wrapper is closed: the list holds librdmacm's reference on the device, so
+   * librdmacm cannot close that context (a removed device's, see {@link DeviceRemovals}) under a
+   * completion channel made on it.
    */
   static NativeContext deviceContext(String deviceName) {
     MemorySegment list;
     try (Arena a = Arena.ofConfined()) {
       MemorySegment num = a.allocate(JAVA_INT);
-      try {
-        list = (MemorySegment) Librdmacm.GET_DEVICES.invokeExact(num);
-      } catch (Throwable t) {
-        throw rethrow(t);
-      }
-      if (list.address() == 0) {
-        throw new RdmaException("rdma_get_devices failed: librdmacm found no RDMA device");
-      }
+      list = getDevices(num);
+      boolean kept = false;
       try {
         int n = num.get(JAVA_INT, 0);
         MemorySegment contexts = list.reinterpret(ADDRESS.byteSize() * n);
         List<String> seen = new ArrayList<>();
         for (int i = 0; i < n; i++) {
-          NativeContext c = NativeContext.borrow(contexts.getAtIndex(ADDRESS, i));
-          if (c.deviceName().equals(deviceName)) {
+          MemorySegment ctx = contexts.getAtIndex(ADDRESS, i);
+          String name = NativeContext.deviceNameOf(ctx);
+          if (name.equals(deviceName)) {
+            MemorySegment held = list;
+            NativeContext c = NativeContext.borrow(ctx, () -> freeDevices(held));
+            kept = true;
             return c;
           }
-          seen.add(c.deviceName());
-          c.close();
+          seen.add(name);
         }
         throw new IllegalArgumentException("librdmacm has no device '" + deviceName + "' (it has " + seen + ")");
       } finally {
-        try {
-          Librdmacm.FREE_DEVICES.invokeExact(list);
-        } catch (Throwable t) {
-          throw rethrow(t);
+        if (!kept) {
+          freeDevices(list);
         }
       }
+    }
+  }
+
+  /**
+   * The devices librdmacm lists now. Listing is also what makes librdmacm notice that a device was
+   * removed, and close its context of it once nothing holds that (see {@link DeviceRemovals}).
+   */
+  static List<String> deviceNames() {
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment num = a.allocate(JAVA_INT);
+      MemorySegment list = getDevices(num);
+      try {
+        int n = num.get(JAVA_INT, 0);
+        MemorySegment contexts = list.reinterpret(ADDRESS.byteSize() * n);
+        List<String> names = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+          names.add(NativeContext.deviceNameOf(contexts.getAtIndex(ADDRESS, i)));
+        }
+        return names;
+      } finally {
+        freeDevices(list);
+      }
+    }
+  }
+
+  private static MemorySegment getDevices(MemorySegment num) {
+    MemorySegment list;
+    try {
+      list = (MemorySegment) Librdmacm.GET_DEVICES.invokeExact(num);
+    } catch (Throwable t) {
+      throw rethrow(t);
+    }
+    if (list.address() == 0) {
+      throw new RdmaException("rdma_get_devices failed: librdmacm found no RDMA device");
+    }
+    return list;
+  }
+
+  private static void freeDevices(MemorySegment list) {
+    try {
+      Librdmacm.FREE_DEVICES.invokeExact(list);
+    } catch (Throwable t) {
+      throw rethrow(t);
     }
   }
 

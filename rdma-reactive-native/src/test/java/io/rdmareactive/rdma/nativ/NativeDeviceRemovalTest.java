@@ -10,8 +10,11 @@ import io.rdmareactive.rdma.transport.RdmaOption;
 import io.rdmareactive.rdma.transport.RdmaServer;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
@@ -46,14 +49,30 @@ class NativeDeviceRemovalTest {
         .verify(WAIT);
     assertThat(server.isDisposed()).as("a server whose listener failed reports itself disposed").isTrue();
     StepVerifier.create(client.onDispose()).expectComplete().verify(WAIT);
-    assertThat(delete.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS))
-        .as("rdma link delete returned (nothing of ours holds the device)").isTrue();
+    boolean returned = delete.waitFor(WAIT.toSeconds(), TimeUnit.SECONDS);
+    assertThat(returned).as("rdma link delete returned (nothing of ours holds the device); RDMA files this "
+        + "process still has open: %s", returned ? "" : rdmaFiles()).isTrue();
     String output = new String(delete.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
     assertThat(delete.exitValue()).as("rdma link delete: %s", output).isZero();
     System.out.println("device removal: server failed and " + device + " deleted in "
         + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms");
     server.disposeNow(WAIT); // a failed server's dispose does not throw
     assertThat(rdmaLinks()).doesNotContain(device);
+  }
+
+  /** This process's open files on the RDMA stack (uverbs contexts, event channels, the CM), for a failure message. */
+  private static String rdmaFiles() {
+    try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+      return fds.map(fd -> {
+        try {
+          return fd.getFileName() + " -> " + Files.readSymbolicLink(fd);
+        } catch (IOException e) {
+          return "";
+        }
+      }).filter(s -> s.contains("infiniband") || s.contains("rdma_cm") || s.contains("uverbs")).toList().toString();
+    } catch (IOException e) {
+      return "unknown (" + e + ")";
+    }
   }
 
   private static String rdmaLinks() throws IOException, InterruptedException {

@@ -3,6 +3,7 @@ package io.rdmareactive.rdma.inmemory;
 import io.rdmareactive.rdma.NativeCallException;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -39,6 +40,9 @@ final class Fabric {
   final Map<Object, MemXrcDomainState> xrcDomains = new HashMap<>();
   /** Listeners by port: every resolved address reaches this fabric, so the port alone names one. */
   final ConcurrentHashMap<Integer, MemConnectionListener> listeners = new ConcurrentHashMap<>();
+
+  /** Connection endpoints not yet closed, for faults raised on their device. */
+  final Set<MemConnectionEndpoint> endpoints = ConcurrentHashMap.newKeySet();
 
   private final ConcurrentHashMap<String, AtomicInteger> live = new ConcurrentHashMap<>();
 

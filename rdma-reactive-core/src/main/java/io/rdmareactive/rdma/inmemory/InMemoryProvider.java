@@ -117,6 +117,28 @@ public final class InMemoryProvider implements RdmaProvider {
   }
 
   /**
+   * Fault injection: raises IBV_EVENT_PORT_ERR on port 1 of {@code device}, as a real device does
+   * when its link goes down (a netdev set down under Soft-RoCE, say). Every connection on that
+   * device (of any provider on this one's fabric) fails as the native provider fails them: its
+   * {@link io.rdmareactive.rdma.transport.RdmaConnection} ends with a {@link
+   * io.rdmareactive.rdma.ConnectionException} (RESET) whose message names the event, and a connect
+   * still waiting for its answer fails with it. The fabric itself stays up: later connections work.
+   *
+   * @return how many connection endpoints it failed (a connection with both ends on the device counts twice)
+   * @throws IllegalArgumentException when this provider has no such device
+   */
+  public int portDown(String device) {
+    if (devices.stream().noneMatch(d -> d.name().equals(device))) {
+      throw new IllegalArgumentException("no in-memory device '" + device + "' (devices: "
+          + devices.stream().map(DeviceSpec::name).toList() + ")");
+    }
+    // All marked before any fails: failing one disconnects it, which its peer must hear as this event too.
+    List<MemConnectionEndpoint> failed = fabric.endpoints.stream().filter(ep -> ep.markPortError(device)).toList();
+    failed.forEach(MemConnectionEndpoint::raisePortError);
+    return failed.size();
+  }
+
+  /**
    * Live in-memory verbs objects by type ({@code context}, {@code pd}, {@code parent-domain},
    * {@code td}, {@code mr}, {@code channel}, {@code cq}, {@code qp}, {@code srq}, {@code xrcd}),
    * on this provider's fabric (the process-wide one's, for a provider from a constructor); types

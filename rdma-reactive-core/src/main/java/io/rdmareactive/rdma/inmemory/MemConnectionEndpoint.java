@@ -26,6 +26,8 @@ final class MemConnectionEndpoint extends AbstractEndpoint {
   /** Passive side: the request it answers; active side: its own once establishing. */
   private volatile @Nullable Request request;
   private volatile @Nullable MemConnectionEndpoint peer;
+  /** Set by {@link #markPortError}: the fault this endpoint fails with. */
+  private volatile @Nullable ConnectionException portError;
 
   private MemConnectionEndpoint(boolean activeSide, InMemoryProvider.DeviceSpec device, InetSocketAddress address,
       EndpointOptions options, byte[] remotePrivateData, @Nullable Request request, Parts parts) {
@@ -34,6 +36,7 @@ final class MemConnectionEndpoint extends AbstractEndpoint {
     this.device = device;
     this.request = request;
     device.fabric().created("endpoint");
+    device.fabric().endpoints.add(this);
   }
 
   private static MemConnectionEndpoint create(boolean activeSide, InMemoryProvider.DeviceSpec device,
@@ -129,7 +132,7 @@ final class MemConnectionEndpoint extends AbstractEndpoint {
     // The peer hears of it before our QP fails its sends, so it can tell "peer gone" from a fault.
     MemConnectionEndpoint p = peer;
     if (p != null) {
-      p.onDisconnect.tryEmitEmpty(); // its QP stays as it is until it disconnects too
+      p.peerDisconnected();
     }
     try {
       QueuePair qp = queuePair();
@@ -142,8 +145,52 @@ final class MemConnectionEndpoint extends AbstractEndpoint {
     onDisconnect.tryEmitEmpty();
   }
 
+  /**
+   * Marks this endpoint as failed by IBV_EVENT_PORT_ERR of {@code deviceName}'s port 1, if it is on
+   * that device and open. {@link InMemoryProvider#portDown} marks every endpoint first and then
+   * {@link #raisePortError()}s them: a peer told of a disconnect meanwhile fails with the event too.
+   */
+  boolean markPortError(String deviceName) {
+    if (!device.name().equals(deviceName) || isClosed()) {
+      return false;
+    }
+    portError = new ConnectionException(ConnectionException.Reason.RESET,
+        this + ": IBV_EVENT_PORT_ERR on " + deviceName + " port 1", null);
+    return true;
+  }
+
+  /** Fails the connection with the event {@link #markPortError} recorded (a pending connect too). */
+  void raisePortError() {
+    ConnectionException e = portError;
+    if (e == null) {
+      return;
+    }
+    Request r = request;
+    if (activeSide && r != null) {
+      r.reject(e); // a connect still pending fails with it (nothing, once it was answered)
+    }
+    onDisconnect.tryEmitError(e);
+  }
+
+  /** The port error this endpoint was marked with, if any: its failed work requests are that fault. */
+  @Override
+  public @Nullable ConnectionException faultBehind(@Nullable Throwable failure) {
+    return portError;
+  }
+
+  /** The peer disconnected: this side hears of it, or of the port error it was marked with. */
+  private void peerDisconnected() {
+    ConnectionException e = portError;
+    if (e != null) {
+      onDisconnect.tryEmitError(e);
+    } else {
+      onDisconnect.tryEmitEmpty(); // its QP stays as it is until it disconnects too
+    }
+  }
+
   @Override
   protected void releaseConnection() {
+    device.fabric().endpoints.remove(this);
     if (!uncounted.getAndSet(true)) { // no CM id here: only the count, once even when close is retried
       device.fabric().released("endpoint");
     }

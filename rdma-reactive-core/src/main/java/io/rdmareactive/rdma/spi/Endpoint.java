@@ -1,10 +1,12 @@
 package io.rdmareactive.rdma.spi;
 
+import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.verbs.CompletionQueue;
 import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import io.rdmareactive.rdma.verbs.QueuePair;
 import io.rdmareactive.rdma.verbs.RdmaContext;
 import io.rdmareactive.rdma.verbs.RdmaResource;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 /**
@@ -69,4 +71,16 @@ public interface Endpoint extends RdmaResource {
    * longer) connected.
    */
   void disconnect();
+
+  /**
+   * The fault behind a failed work request, when the provider knows one (its port went down, say):
+   * the connection then fails with it, naming the fault, rather than with the bare completion
+   * error. A link that goes down fails the work in flight at once, often before its async event
+   * is read. Called on the connection's loop: must not block. Null (the default): none known.
+   *
+   * @param failure the completion's error, or null for a flush
+   */
+  default @Nullable ConnectionException faultBehind(@Nullable Throwable failure) {
+    return null;
+  }
 }

@@ -361,8 +361,8 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
           flushedBeforeStart = true; // the handshake's outcome decides; startLocked if it succeeds anyway
         } else if (!closer.disconnected() && failure == null && !peerDisconnected) {
           failure = status == WorkCompletion.Status.WR_FLUSH_ERR
-              ? reset("the queue pair went to the error state", null)
-              : reset("a receive failed", new WorkCompletionException(failedRecord(failed, wrId, status)));
+              ? completionFailure("the queue pair went to the error state", null)
+              : completionFailure("a receive failed", new WorkCompletionException(failedRecord(failed, wrId, status)));
         }
         return;
       }
@@ -382,13 +382,19 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
       }
       // A send failing because the peer just disconnected is the disconnect, not a fault.
       if (!closer.disconnected() && failure == null && !peerDisconnected) {
-        failure = reset(tag == KEEPALIVE
+        failure = completionFailure(tag == KEEPALIVE
             ? "the peer did not acknowledge a keepalive (it or the path to it is gone)"
             : "a send failed (the peer is gone or stopped receiving)",
             new WorkCompletionException(failedRecord(failed, wrId, status)));
       }
     }
     sender.acknowledge();
+  }
+
+  /** A failed work request's failure: the fault the provider knows behind it, else a RESET saying {@code what}. */
+  private ConnectionException completionFailure(String what, @Nullable WorkCompletionException cause) {
+    ConnectionException fault = endpoint.faultBehind(cause);
+    return fault != null ? fault : reset(what, cause);
   }
 
   private static WorkCompletion failedRecord(@Nullable WorkCompletion failed, long wrId, WorkCompletion.Status status) {

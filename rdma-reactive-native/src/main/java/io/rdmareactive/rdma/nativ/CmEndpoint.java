@@ -78,6 +78,12 @@ final class CmEndpoint extends AbstractRdmaResource {
     return qp.equals(MemorySegment.NULL) ? -1 : qp.reinterpret(VerbsLayout.SIZEOF_QP).get(JAVA_INT, VerbsLayout.QP_QP_NUM);
   }
 
+  /** id->port_num: the device port the id is bound to (0 before it has a device). */
+  synchronized int portNumber() {
+    ensureOpen();
+    return Byte.toUnsignedInt(id.get(JAVA_BYTE, CmLayout.CM_ID_PORT_NUM));
+  }
+
   /** The capabilities the QP was created with (as the device granted them), null before it exists. */
   synchronized @Nullable CmQueuePairOptions capabilities() {
     return capabilities;

@@ -53,6 +53,7 @@ final class CmEventLoop extends AbstractRdmaResource {
   private final Map<Long, CmEndpoint> attached = new ConcurrentHashMap<>();
   private final Map<Long, PendingConnect> connecting = new ConcurrentHashMap<>();
   private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
+  private final AsyncEventRouter asyncEvents = new AsyncEventRouter(this);
   private final Thread thread;
   private volatile boolean running = true;
 
@@ -88,6 +89,11 @@ final class CmEventLoop extends AbstractRdmaResource {
   /** The struct rdma_event_channel*. */
   MemorySegment channel() {
     return channel;
+  }
+
+  /** The device async events of this loop's endpoints, read in this loop's poll. */
+  AsyncEventRouter asyncEvents() {
+    return asyncEvents;
   }
 
   boolean inLoop() {
@@ -238,7 +244,7 @@ final class CmEventLoop extends AbstractRdmaResource {
     MemorySegment drain = Arena.ofAuto().allocate(JAVA_LONG);
     while (running) {
       try {
-        if (RdmaCm.awaitReadable(channelFd, wakeFd, POLL_MILLIS)) {
+        if (asyncEvents.await(channelFd, wakeFd, POLL_MILLIS)) {
           long ignored = Libc.read(wakeFd, drain, 8L);
         }
         Runnable task;
@@ -255,6 +261,7 @@ final class CmEventLoop extends AbstractRdmaResource {
     for (Long idAddress : connecting.keySet()) {
       fail(idAddress, new ConnectionException(ConnectionException.Reason.RESET, "event loop closed", null));
     }
+    asyncEvents.closeAll();
   }
 
   private void drainEvents() throws Throwable {

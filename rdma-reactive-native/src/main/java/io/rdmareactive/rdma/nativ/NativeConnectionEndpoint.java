@@ -6,6 +6,8 @@ import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.ResourceClosedException;
 import io.rdmareactive.rdma.spi.AbstractEndpoint;
 import io.rdmareactive.rdma.spi.EndpointOptions;
+import io.rdmareactive.rdma.verbs.AsyncEvent;
+import io.rdmareactive.rdma.verbs.PortAttributes;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
@@ -33,6 +35,14 @@ final class NativeConnectionEndpoint extends AbstractEndpoint {
   private final NativeConnectionProvider provider;
   private final CmEventLoop loop;
   private final CmEndpoint cm;
+  /** id->verbs, the device context whose async events {@link AsyncEventRouter} routes here. */
+  private final MemorySegment verbs;
+  private final long queuePairAddress;
+  private final long completionQueueAddress;
+  private final int portNumber;
+  private boolean routed;
+  /** The device async event that failed this connection, once one did. */
+  private volatile @Nullable String asyncFault;
   // guarded by this
   private State state = State.INIT;
   private @Nullable MonoSink<Void> establishing;
@@ -48,6 +58,10 @@ final class NativeConnectionEndpoint extends AbstractEndpoint {
     this.provider = provider;
     this.loop = loop;
     this.cm = cm;
+    this.verbs = cm.verbsContext();
+    this.queuePairAddress = ((NativeQueuePair) parts.qp()).qp.address();
+    this.completionQueueAddress = ((NativeCompletionQueue) parts.cq()).cq.address();
+    this.portNumber = cm.portNumber();
   }
 
   /**
@@ -69,6 +83,8 @@ final class NativeConnectionEndpoint extends AbstractEndpoint {
       NativeConnectionEndpoint ep = new NativeConnectionEndpoint(provider, loop, cm, activeSide, address, options,
           remotePrivateData, parts);
       cm.handler((id, event) -> ep.onCmEvent(event));
+      loop.asyncEvents().register(ep, verbs, ctx.deviceName());
+      ep.routed = true;
       return ep;
     } catch (RuntimeException | Error e) {
       parts.discard(options);
@@ -214,6 +230,50 @@ final class NativeConnectionEndpoint extends AbstractEndpoint {
   }
 
   /**
+   * A device async event that concerns this connection ({@code event} names it, e.g. "IBV_EVENT_PORT_ERR
+   * on rxe0 port 1"), on the loop thread: the connection fails as on device removal.
+   */
+  void asyncFault(String event) {
+    asyncFault = event;
+    gone(reset(event), true);
+  }
+
+  /**
+   * A link that goes down fails the work in flight at once (rxe: LOC_QP_OP_ERR), often before the
+   * CM loop has read IBV_EVENT_PORT_ERR: a failure while the port is not ACTIVE is that event.
+   */
+  @Override
+  public @Nullable ConnectionException faultBehind(@Nullable Throwable failure) {
+    String event = asyncFault;
+    if (event == null) {
+      int port = portNumber == 0 ? 1 : portNumber; // an id without a port: the device's first
+      try {
+        if (context().queryPort(port).state() == PortAttributes.PortState.ACTIVE) {
+          return null;
+        }
+      } catch (RuntimeException e) {
+        return null; // closing: the completion's own error it is
+      }
+      event = AsyncEventRouter.describe(AsyncEvent.Type.PORT_ERR, AsyncEvent.Type.PORT_ERR.ordinal(), port,
+          context().deviceName());
+    }
+    return reset(event, failure);
+  }
+
+  long queuePairAddress() {
+    return queuePairAddress;
+  }
+
+  long completionQueueAddress() {
+    return completionQueueAddress;
+  }
+
+  /** The device port of the CM id (id->port_num). */
+  int portNumber() {
+    return portNumber;
+  }
+
+  /**
    * The connection is over from the CM's side: a pending establish fails, then as {@link
    * #disconnect()}; a {@code fault} (not the peer's doing) errors onDisconnect with the exception.
    */
@@ -296,6 +356,10 @@ final class NativeConnectionEndpoint extends AbstractEndpoint {
   /** rdma_destroy_id, then the loop user this endpoint held. */
   @Override
   protected void releaseConnection() {
+    if (routed) {
+      routed = false;
+      loop.asyncEvents().unregister(this, verbs);
+    }
     cm.close();
     if (!loopReleased) {
       loopReleased = true;

@@ -1,0 +1,136 @@
+package io.rdmareactive.rdma.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.rdmareactive.rdma.ConnectionException;
+import io.rdmareactive.rdma.conformance.LeakCheck;
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import reactor.core.Disposable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.test.StepVerifier;
+
+/**
+ * A device port going down under a bound server with connections open, one idle and one
+ * mid-stream: every connection on the device fails with a {@link ConnectionException} naming
+ * IBV_EVENT_PORT_ERR within a bounded time, closing completes, nothing is left behind, and no
+ * provider thread stays. The in-memory provider raises the event itself
+ * ({@link io.rdmareactive.rdma.inmemory.InMemoryProvider#portDown}); the native test sets the
+ * Soft-RoCE netdev down, in a VM boot of its own (no RC connection works there afterwards).
+ */
+public abstract class AbstractPortDownTest {
+  protected static final Duration WAIT = Duration.ofSeconds(60);
+
+  /** The {@link RdmaOption#PROVIDER} value under test. */
+  protected abstract String provider();
+
+  /** The address servers bind and clients connect to. */
+  protected abstract String host();
+
+  /** The device whose port 1 {@link #portDown()} takes down. */
+  protected abstract String device();
+
+  /** Takes port 1 of {@link #device()} down. */
+  protected abstract void portDown() throws Exception;
+
+  /** Live verbs objects by type; the same after the test as before it. */
+  protected abstract Map<String, Integer> liveResources();
+
+  /** How long the connections may take to notice. */
+  protected Duration noticeBound() {
+    return Duration.ofSeconds(10);
+  }
+
+  @RegisterExtension
+  final LeakCheck leakCheck = LeakCheck.settling(this::liveResources, WAIT);
+
+  @Test
+  void aPortGoingDownFailsEveryConnectionOnItNamingTheEvent() throws Exception {
+    long threadsBefore = providerThreads();
+    String event = "IBV_EVENT_PORT_ERR on " + device() + " port 1";
+    Sinks.Many<Throwable> serverSaw = Sinks.many().replay().all();
+    DisposableRdmaServer server = RdmaServer.create().host(host()).port(0).option(RdmaOption.PROVIDER, provider())
+        .handle((in, out) -> out.send(in.receive()).doOnError(e -> serverSaw.emitNext(e, Sinks.EmitFailureHandler
+            .busyLooping(WAIT)))).bindNow();
+    RdmaConnection idle = null;
+    RdmaConnection streaming = null;
+    Disposable sending = null;
+    try {
+      idle = client(server.port());
+      streaming = client(server.port());
+      // One subscription for good: cancelling a receive (take(1), say) would close the connection.
+      Sinks.One<String> idleEcho = Sinks.one();
+      Sinks.One<Throwable> idleSaw = Sinks.one();
+      idle.inbound().receiveString().subscribe(idleEcho::tryEmitValue, idleSaw::tryEmitValue);
+      StepVerifier.create(idle.outbound().sendString(Mono.just("idle")).then(idleEcho.asMono()))
+          .expectNext("idle").expectComplete().verify(WAIT);
+
+      Sinks.One<Throwable> streamSaw = Sinks.one();
+      AtomicLong echoed = new AtomicLong();
+      streaming.inbound().receiveString().subscribe(m -> echoed.incrementAndGet(), streamSaw::tryEmitValue);
+      sending = streaming.outbound().sendString(Flux.interval(Duration.ofMillis(2)).onBackpressureDrop().map(i -> "m" + i)).then()
+          .subscribe(null, e -> {}); // the receive side reports the failure
+      long deadline = System.nanoTime() + WAIT.toNanos();
+      while (echoed.get() < 20 && System.nanoTime() < deadline) {
+        Thread.sleep(10);
+      }
+      assertThat(echoed.get()).as("echoes before the port goes down").isGreaterThanOrEqualTo(20);
+
+      long start = System.nanoTime();
+      portDown();
+      long returned = System.nanoTime();
+      // Both ends of both connections are on the device: the server's two fail as the clients do.
+      StepVerifier.create(Flux.merge(idleSaw.asMono(), streamSaw.asMono(), serverSaw.asFlux().take(2)))
+          .thenConsumeWhile(e -> {
+            assertNamesTheEvent(e, event);
+            return true;
+          })
+          .expectComplete()
+          .verify(WAIT);
+      long end = System.nanoTime();
+      Duration noticed = Duration.ofNanos(end - start);
+      System.out.println("port down (" + provider() + "): idle, streaming and server connections failed with "
+          + event + " within " + noticed.toMillis() + " ms of taking the port down ("
+          + Duration.ofNanos(end - returned).toMillis() + " ms after that returned)");
+      assertThat(noticed).isLessThan(noticeBound());
+      StepVerifier.create(idle.onDispose()).expectComplete().verify(WAIT);
+      StepVerifier.create(streaming.onDispose()).expectComplete().verify(WAIT);
+    } finally {
+      if (sending != null) {
+        sending.dispose();
+      }
+      for (RdmaConnection c : new RdmaConnection[] {idle, streaming}) {
+        if (c != null) {
+          c.dispose();
+          c.onDispose().block(WAIT);
+        }
+      }
+      server.disposeNow(WAIT);
+    }
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (providerThreads() > threadsBefore && System.nanoTime() < deadline) {
+      Thread.sleep(20);
+    }
+    assertThat(providerThreads()).as("provider threads (rdma-cm-*, rdma-async-*) after closing").isEqualTo(threadsBefore);
+  }
+
+  private static void assertNamesTheEvent(Throwable e, String event) {
+    assertThat(e).isInstanceOf(ConnectionException.class).hasMessageContaining(event);
+    assertThat(((ConnectionException) e).reason()).as("reason of %s", e).isEqualTo(ConnectionException.Reason.RESET);
+  }
+
+  private RdmaConnection client(int port) {
+    return RdmaClient.create().host(host()).port(port).option(RdmaOption.PROVIDER, provider())
+        .connectTimeout(Duration.ofSeconds(20)).connectNow();
+  }
+
+  private static long providerThreads() {
+    return Thread.getAllStackTraces().keySet().stream()
+        .filter(t -> t.getName().startsWith("rdma-cm-") || t.getName().startsWith("rdma-async-")).count();
+  }
+}

@@ -925,4 +925,92 @@ public abstract class AbstractTransportConformanceTest {
     RdmaConnection good = connect(client(server));
     StepVerifier.create(good.outbound().sendString(Mono.just("fine")).then()).expectComplete().verify(WAIT);
   }
+
+  // ---- a rogue peer's cost to the victim's heap -----------------------------------------------
+
+  /** Rogue messages in the heap tests: the 10^5 (RDMA_ROGUE_MESSAGES overrides); slow targets may send fewer. */
+  protected long rogueMessages() {
+    return io.rdmareactive.rdma.conformance.TestSettings.rogueMessages(100_000);
+  }
+
+  /** How long a rogue waits for a credit before it counts itself stalled (a patience, not a check). */
+  protected Duration rogueStall() {
+    return Duration.ofSeconds(1);
+  }
+
+  /**
+   * The heap in use after a full GC, the least of a few samples: the loops and the test's own
+   * threads allocate meanwhile, and the least is the closest to what is retained.
+   */
+  private static long retainedHeap() {
+    java.lang.management.MemoryMXBean memory = java.lang.management.ManagementFactory.getMemoryMXBean();
+    long least = Long.MAX_VALUE;
+    for (int i = 0; i < 5; i++) {
+      System.gc();
+      least = Math.min(least, memory.getHeapMemoryUsage().getUsed());
+    }
+    return least;
+  }
+
+  private static final long MiB = 1 << 20;
+
+  @Test
+  void aPeerFloodingAHandlerThatNeverRequestsStallsOnCreditsAndTheHeapStaysBounded() {
+    floodAHandlerThatNeverRequests(1);
+  }
+
+  @Test
+  void aPeerFloodingFragmentedMessagesAtAHandlerThatNeverRequestsStallsOnCreditsAndTheHeapStaysBounded() {
+    floodAHandlerThatNeverRequests(4);
+  }
+
+  /**
+   * A rogue that keeps to its credits to the letter (using the last one too) tries {@link
+   * #rogueMessages()} messages of {@code fragments} SENDs at a handler that subscribed and never
+   * requests: the victim holds at most its receive buffers' worth of messages, stops granting, the
+   * rogue stalls, and the retained heap does not grow with what it tried to send.
+   */
+  private void floodAHandlerThatNeverRequests(int fragments) {
+    int bufferCount = 8;
+    long n = rogueMessages();
+    Sinks.Empty<Void> subscribed = Sinks.empty();
+    AtomicReference<RdmaConnection> victim = new AtomicReference<>();
+    DisposableRdmaServer server = bind(server().option(RdmaOption.BUFFER_COUNT, bufferCount)
+        .doOnConnection(victim::set)
+        .handle((in, out) -> {
+          in.receive().subscribe(new reactor.core.publisher.BaseSubscriber<RdmaMessage>() {
+            @Override
+            protected void hookOnSubscribe(org.reactivestreams.Subscription s) {
+              subscribed.tryEmitEmpty(); // and no request, ever
+            }
+          });
+          return Mono.never();
+        }));
+    long sends;
+    long before;
+    long after;
+    try (RoguePeer rogue = RoguePeer.connect(connections(), new InetSocketAddress(host(), server.port()), 8, WAIT)) {
+      StepVerifier.create(subscribed.asMono()).expectComplete().verify(WAIT);
+      before = retainedHeap();
+      sends = rogue.sendWithinCredits(n, fragments, RoguePeer.BUFFER, rogueStall());
+      after = retainedHeap();
+      RdmaStatistics s = victim.get().statistics();
+      System.out.printf("%s: a rogue tried %d messages of %d x %d B at a handler that never requests: %d SENDs let in,"
+          + " %d messages held, retained heap %+d KiB%n", provider(), n, fragments, RoguePeer.BUFFER, sends,
+          s.messagesReceived(), (after - before) / 1024);
+      // Whole messages wait for the subscriber; a fragmented one's pieces are in its reassembly.
+      long held = bufferCount + ConnectionOperations.RESERVE;
+      assertThat(s.messagesReceived()).as("messages the victim holds for a subscriber without demand")
+          .isLessThanOrEqualTo(held);
+      assertThat(sends).as("SENDs the victim let in of the %d x %d it was offered", n, fragments)
+          .isLessThanOrEqualTo((held + 1) * fragments);
+      assertThat(s.creditViolations()).as("the rogue kept to its credits").isZero();
+    }
+    long offered = n * fragments * RoguePeer.BUFFER;
+    assertThat(after - before).as("retained heap growth, where keeping the %d messages offered would cost %d MiB",
+        n, offered / MiB).isLessThan(4 * MiB);
+    StepVerifier.create(victim.get().onDispose()).expectComplete().verify(WAIT);
+    RdmaConnection good = connect(client(server));
+    StepVerifier.create(good.outbound().sendString(Mono.just("fine")).then()).expectComplete().verify(WAIT);
+  }
 }

@@ -259,8 +259,18 @@ final class InboundReceiver {
     error = e;
   }
 
-  /** Closing: what waits for the subscriber moves off the registered memory, which goes now. */
-  void rescue() {
+  /**
+   * Closing: what waits for the subscriber moves off the registered memory, which goes now. A
+   * message still in reassembly is lost; where the peer ended the connection in the middle of it
+   * ({@code peerLeft}, no failure before), the subscriber gets a RESET saying so, not a clean end
+   * that would pass for a whole stream.
+   */
+  void rescue(boolean peerLeft) {
+    long partial = reassembler.inProgress();
+    if (peerLeft && partial >= 0 && error == null) {
+      error = ConnectionOperations.reset("the peer disconnected in the middle of a message (" + partial
+          + " bytes of it had arrived); the message is lost", null);
+    }
     int n = ready.size();
     for (int i = 0; i < n; i++) {
       RdmaMessage m = ready.poll();

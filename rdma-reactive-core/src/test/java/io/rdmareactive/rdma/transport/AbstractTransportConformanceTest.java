@@ -1013,4 +1013,85 @@ public abstract class AbstractTransportConformanceTest {
     RdmaConnection good = connect(client(server));
     StepVerifier.create(good.outbound().sendString(Mono.just("fine")).then()).expectComplete().verify(WAIT);
   }
+
+  /**
+   * Rogues connect one after another to one server, each sends messages within its credits, then
+   * breaks a rule (in turn: grants beyond its buffers, reserved header bits, a credit update with
+   * a payload, a message above the maximum, or the first fragments of a message and then goodbye),
+   * until {@link #rogueMessages()} messages went in all. Each rule break fails that connection
+   * with a ProtocolViolationException, the one that stops mid-message just ends; the retained
+   * heap after all of them is what it was after a tenth of them (nothing per connection stays),
+   * verbs objects return to their baseline (checked after each test), and a good client is served.
+   */
+  @Test
+  void roguesBreakingTheProtocolConnectionAfterConnectionLeaveNothingBehind() {
+    int maxMessage = 4 * RoguePeer.BUFFER;
+    int perConnection = 100;
+    long n = rogueMessages();
+    long rogues = Math.max(10, n / (perConnection + 1));
+    java.util.concurrent.BlockingQueue<Object> ends = new java.util.concurrent.LinkedBlockingQueue<>();
+    DisposableRdmaServer server = bind(server().option(RdmaOption.MAX_MESSAGE_SIZE, maxMessage)
+        .option(RdmaOption.BUFFER_COUNT, 8)
+        .handle((in, out) -> in.receive().doOnNext(RdmaMessage::release).then()
+            .doOnSuccess(v -> ends.add("completed")).doOnError(ends::add).onErrorResume(e -> Mono.empty())));
+    InetSocketAddress address = new InetSocketAddress(host(), server.port());
+    long messages = 0;
+    long tenth = 0;
+    int violations = 0;
+    int midMessage = 0;
+    for (long r = 0; r < rogues; r++) {
+      if (r == rogues / 10) {
+        tenth = retainedHeap();
+      }
+      int rule = (int) (r % 5);
+      try (RoguePeer rogue = RoguePeer.connect(connections(), address, 8, WAIT)) {
+        assertThat(rogue.sendWithinCredits(perConnection, 1, 64, WAIT)).as("messages a reading victim let in")
+            .isEqualTo(perConnection);
+        messages += perConnection + 1;
+        switch (rule) {
+          case 0 -> assertThat(rogue.sendOnACredit(Protocol.immediate(0xFFFF, false, false), 8, WAIT)).isTrue();
+          case 1 -> assertThat(rogue.sendOnACredit(1 << 30, 8, WAIT)).isTrue();
+          case 2 -> assertThat(rogue.sendOnACredit(Protocol.immediate(0, false, true), 100, WAIT)).isTrue();
+          case 3 -> rogue.sendWithinCredits(1, maxMessage / RoguePeer.BUFFER + 1, RoguePeer.BUFFER, WAIT);
+          default -> rogue.sendFirstFragmentsWithinCredits(maxMessage / RoguePeer.BUFFER - 1, RoguePeer.BUFFER, WAIT);
+        }
+        if (rule < 4) {
+          violations++;
+          Object end = poll(ends);
+          assertThat(end).as("how rogue %d (rule %d) ended: %s", r, rule, end instanceof Throwable t && t.getCause() != null ? t.getCause().getMessage() : "")
+              .isInstanceOf(io.rdmareactive.rdma.ProtocolViolationException.class);
+          assertThat((Throwable) end).hasMessageContaining("broke the protocol");
+        }
+      }
+      if (rule == 4) {
+        // It went away mid-message: the victim drops the pieces it holds and says so with a RESET
+        // (or one for its credit update to the rogue, should that have gone first), not a clean end.
+        Object end = poll(ends);
+        assertThat(end).as("how rogue %d (stopped mid-message) ended", r).isInstanceOf(ConnectionException.class);
+        assertReason((Throwable) end, ConnectionException.Reason.RESET);
+        midMessage += ((Throwable) end).getMessage().contains("in the middle of a message") ? 1 : 0;
+      }
+    }
+    long all = retainedHeap();
+    long perRogue = 3L * RoguePeer.BUFFER; // the pieces each fifth rogue left in its reassembly, at least
+    System.out.printf("%s: %d rogues, %d messages, %d rule breaks, %d of %d stopped mid-message seen as such: retained"
+        + " heap after a tenth %d KiB, after all %d KiB (%+d KiB)%n", provider(), rogues, messages, violations,
+        midMessage, rogues - violations, tenth / 1024, all / 1024, (all - tenth) / 1024);
+    assertThat(midMessage).as("rogues whose victim said it lost a message in the middle").isPositive();
+    assertThat(messages).isGreaterThanOrEqualTo(Math.min(n, rogues * (perConnection + 1)));
+    assertThat(all - tenth).as("retained heap growth over %d rogues, where keeping each stopped one's reassembly"
+        + " alone would cost %d KiB", rogues - rogues / 10, (rogues - rogues / 10) / 5 * perRogue / 1024)
+        .isLessThan(2 * MiB);
+    RdmaConnection good = connect(client(server));
+    StepVerifier.create(good.outbound().sendString(Mono.just("fine")).then()).expectComplete().verify(WAIT);
+  }
+
+  private static Object poll(java.util.concurrent.BlockingQueue<Object> q) {
+    try {
+      return q.poll(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
 }

@@ -15,8 +15,9 @@ import java.time.Duration;
 
 /**
  * A peer built on the verbs API and the connection SPI, not on the transport: it says a valid
- * hello (or none), then posts whatever SENDs it is told to, with any header, ignoring credits. It
- * posts a few receives so that the victim's credit updates do not stall on it, or none at all.
+ * hello (or none), then posts whatever SENDs it is told to, with any header, ignoring credits, or
+ * keeps to the credits the victim grants (polling its CQ for them) while it floods. It posts a few
+ * receives so that the victim's credit updates do not stall on it, or none at all.
  */
 final class RoguePeer implements AutoCloseable {
   static final int BUFFER = 4096;
@@ -72,8 +73,8 @@ final class RoguePeer implements AutoCloseable {
 
   /** Posts a SEND of {@code length} bytes with {@code immediate} as its header. */
   void send(int immediate, int length) {
-    endpoint.queuePair().postSend(send.send(SEND_IDS + ++wrId, region, 0, length).opcode(SendRequest.Opcode.SEND_WITH_IMM)
-        .immediate(immediate));
+    endpoint.queuePair().postSend(send.send(SEND_IDS + ++wrId, region, 0, length)
+        .opcode(SendRequest.Opcode.SEND_WITH_IMM).immediate(immediate));
   }
 
   /**

@@ -176,7 +176,7 @@ final class ConnectionCloser {
     dispose(flushTimer);
     sender.failUnacknowledged(sendError());
     // What waits for the subscriber moves off the registered memory, which goes now.
-    receiver.rescue();
+    receiver.rescue(channel.peerDisconnected() && !channel.disposeRequested() && channel.failure() == null);
     channel.cancelCompletions();
     buffers.deregister();
     receiver.emit(closed); // before onDispose, which cancels a server's handler

@@ -45,6 +45,8 @@ final class InboundReceiver {
   private int held;
   /** Receive buffers of messages in {@code ready}. */
   private int readyHeld;
+  /** Messages in {@code ready} reassembled on the heap: they hold no receive buffer, so they count as if they did. */
+  private int readyHeap;
   private final ArrayDeque<RdmaMessage> ready = new ArrayDeque<>();
   private boolean terminated;
   private @Nullable Throwable error;
@@ -157,6 +159,7 @@ final class InboundReceiver {
       byte[] whole = reassembler.complete(imm);
       if (whole != null) {
         ready.add(new HeapMessage(whole));
+        readyHeap++;
         counters.messageReceived();
       }
     } else {
@@ -185,6 +188,7 @@ final class InboundReceiver {
           buffers.freeReceive(rv.index);
         }
       }
+      readyHeap = 0;
       return;
     }
     if (a == null || terminated) {
@@ -197,6 +201,8 @@ final class InboundReceiver {
       if (m instanceof ReceivedView) {
         readyHeld--;
         held++;
+      } else {
+        readyHeap--;
       }
       a.onNext(m);
       e++;
@@ -225,7 +231,13 @@ final class InboundReceiver {
       long demand = cancelled ? Long.MAX_VALUE : subscriber == null ? 0 : requested.get();
       long uncovered = Math.max(0, demand - ready.size());
       int room = Math.max(0, bufferCount - held - readyHeld);
-      target = ConnectionOperations.RESERVE + (int) Math.min(uncovered, room);
+      // The reserve is reposted whatever the demand, and each repost is granted: a peer that
+      // spends its last credit too gets it back at once. Messages waiting in place stop that when
+      // they hold every buffer; reassembled ones hold none, so they count as if they did, or a
+      // peer sending fragments to a subscriber without demand would fill the heap, a message per
+      // grant. So at most receiveCount messages ever wait, however they came.
+      target = Math.min(ConnectionOperations.RESERVE + (int) Math.min(uncovered, room),
+          receiveCount - held - readyHeld - readyHeap);
     }
     while (posted < target && buffers.freeReceives() > 0) {
       postReceive();
@@ -247,14 +259,25 @@ final class InboundReceiver {
     error = e;
   }
 
-  /** Closing: what waits for the subscriber moves off the registered memory, which goes now. */
-  void rescue() {
+  /**
+   * Closing: what waits for the subscriber moves off the registered memory, which goes now. A
+   * message still in reassembly is lost; where the peer ended the connection in the middle of it
+   * ({@code peerLeft}, no failure before), the subscriber gets a RESET saying so, not a clean end
+   * that would pass for a whole stream.
+   */
+  void rescue(boolean peerLeft) {
+    long partial = reassembler.inProgress();
+    if (peerLeft && partial >= 0 && error == null) {
+      error = ConnectionOperations.reset("the peer disconnected in the middle of a message (" + partial
+          + " bytes of it had arrived); the message is lost", null);
+    }
     int n = ready.size();
     for (int i = 0; i < n; i++) {
       RdmaMessage m = ready.poll();
       ready.add(m instanceof ReceivedView rv ? new HeapMessage(rv.toByteArray()) : m);
     }
     readyHeld = 0;
+    readyHeap = n;
     reassembler.clear();
   }
 }

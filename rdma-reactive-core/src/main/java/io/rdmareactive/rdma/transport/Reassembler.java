@@ -55,6 +55,11 @@ final class Reassembler {
     return assemblyLength == a.length ? a : Arrays.copyOf(a, assemblyLength);
   }
 
+  /** Bytes of a message in progress, whose last fragment has not come yet; -1 when none is. */
+  long inProgress() {
+    return assembly == null ? -1 : assemblyLength;
+  }
+
   /** Drops a message in progress (the connection is closing). */
   void clear() {
     assembly = null;

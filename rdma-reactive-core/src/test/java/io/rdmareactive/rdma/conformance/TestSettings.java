@@ -29,6 +29,14 @@ public final class TestSettings {
     return Integer.parseInt(env("RDMA_SCALE_CONNECTIONS").orElse("1000"));
   }
 
+  /**
+   * {@code RDMA_ROGUE_MESSAGES}: how many messages the rogue-peer heap tests send; {@code fallback}
+   * (the suite's own count for its target) when unset.
+   */
+  public static long rogueMessages(long fallback) {
+    return env("RDMA_ROGUE_MESSAGES").map(Long::parseLong).orElse(fallback);
+  }
+
   /** System property {@code rdma.test.pace} (default true): whether stream tests pace their producers. */
   public static boolean pace() {
     return !"false".equals(System.getProperty("rdma.test.pace"));

@@ -981,4 +981,173 @@ public abstract class AbstractTransportConformanceTest {
     RdmaConnection good = connect(client(server));
     StepVerifier.create(good.outbound().sendString(Mono.just("fine")).then()).expectComplete().verify(WAIT);
   }
+
+  // ---- a rogue peer's cost to the victim's heap -----------------------------------------------
+
+  /** Rogue messages in the heap tests: the 10^5 (RDMA_ROGUE_MESSAGES overrides); slow targets may send fewer. */
+  protected long rogueMessages() {
+    return io.rdmareactive.rdma.conformance.TestSettings.rogueMessages(100_000);
+  }
+
+  /** How long a rogue waits for a credit before it counts itself stalled (a patience, not a check). */
+  protected Duration rogueStall() {
+    return Duration.ofSeconds(1);
+  }
+
+  /**
+   * The heap in use after a full GC, the least of a few samples: the loops and the test's own
+   * threads allocate meanwhile, and the least is the closest to what is retained.
+   */
+  private static long retainedHeap() {
+    java.lang.management.MemoryMXBean memory = java.lang.management.ManagementFactory.getMemoryMXBean();
+    long least = Long.MAX_VALUE;
+    for (int i = 0; i < 5; i++) {
+      System.gc();
+      least = Math.min(least, memory.getHeapMemoryUsage().getUsed());
+    }
+    return least;
+  }
+
+  private static final long MiB = 1 << 20;
+
+  @Test
+  void aPeerFloodingAHandlerThatNeverRequestsStallsOnCreditsAndTheHeapStaysBounded() {
+    floodAHandlerThatNeverRequests(1);
+  }
+
+  @Test
+  void aPeerFloodingFragmentedMessagesAtAHandlerThatNeverRequestsStallsOnCreditsAndTheHeapStaysBounded() {
+    floodAHandlerThatNeverRequests(4);
+  }
+
+  /**
+   * A rogue that keeps to its credits to the letter (using the last one too) tries {@link
+   * #rogueMessages()} messages of {@code fragments} SENDs at a handler that subscribed and never
+   * requests: the victim holds at most its receive buffers' worth of messages, stops granting, the
+   * rogue stalls, and the retained heap does not grow with what it tried to send.
+   */
+  private void floodAHandlerThatNeverRequests(int fragments) {
+    int bufferCount = 8;
+    long n = rogueMessages();
+    Sinks.Empty<Void> subscribed = Sinks.empty();
+    AtomicReference<RdmaConnection> victim = new AtomicReference<>();
+    DisposableRdmaServer server = bind(server().option(RdmaOption.BUFFER_COUNT, bufferCount)
+        .doOnConnection(victim::set)
+        .handle((in, out) -> {
+          in.receive().subscribe(new reactor.core.publisher.BaseSubscriber<RdmaMessage>() {
+            @Override
+            protected void hookOnSubscribe(org.reactivestreams.Subscription s) {
+              subscribed.tryEmitEmpty(); // and no request, ever
+            }
+          });
+          return Mono.never();
+        }));
+    long sends;
+    long before;
+    long after;
+    try (RoguePeer rogue = RoguePeer.connect(connections(), new InetSocketAddress(host(), server.port()), 8, WAIT)) {
+      StepVerifier.create(subscribed.asMono()).expectComplete().verify(WAIT);
+      before = retainedHeap();
+      sends = rogue.sendWithinCredits(n, fragments, RoguePeer.BUFFER, rogueStall());
+      after = retainedHeap();
+      RdmaStatistics s = victim.get().statistics();
+      System.out.printf("%s: a rogue tried %d messages of %d x %d B at a handler that never requests: %d SENDs let in,"
+          + " %d messages held, retained heap %+d KiB%n", provider(), n, fragments, RoguePeer.BUFFER, sends,
+          s.messagesReceived(), (after - before) / 1024);
+      // Whole messages wait for the subscriber; a fragmented one's pieces are in its reassembly.
+      long held = bufferCount + ConnectionOperations.RESERVE;
+      assertThat(s.messagesReceived()).as("messages the victim holds for a subscriber without demand")
+          .isLessThanOrEqualTo(held);
+      assertThat(sends).as("SENDs the victim let in of the %d x %d it was offered", n, fragments)
+          .isLessThanOrEqualTo((held + 1) * fragments);
+      assertThat(s.creditViolations()).as("the rogue kept to its credits").isZero();
+    }
+    long offered = n * fragments * RoguePeer.BUFFER;
+    assertThat(after - before).as("retained heap growth, where keeping the %d messages offered would cost %d MiB",
+        n, offered / MiB).isLessThan(4 * MiB);
+    StepVerifier.create(victim.get().onDispose()).expectComplete().verify(WAIT);
+    RdmaConnection good = connect(client(server));
+    StepVerifier.create(good.outbound().sendString(Mono.just("fine")).then()).expectComplete().verify(WAIT);
+  }
+
+  /**
+   * Rogues connect one after another to one server, each sends messages within its credits, then
+   * breaks a rule (in turn: grants beyond its buffers, reserved header bits, a credit update with
+   * a payload, a message above the maximum, or the first fragments of a message and then goodbye),
+   * until {@link #rogueMessages()} messages went in all. Each rule break fails that connection
+   * with a ProtocolViolationException, the one that stops mid-message just ends; the retained
+   * heap after all of them is what it was after a tenth of them (nothing per connection stays),
+   * verbs objects return to their baseline (checked after each test), and a good client is served.
+   */
+  @Test
+  void roguesBreakingTheProtocolConnectionAfterConnectionLeaveNothingBehind() {
+    int maxMessage = 4 * RoguePeer.BUFFER;
+    int perConnection = 100;
+    long n = rogueMessages();
+    long rogues = Math.max(10, n / (perConnection + 1));
+    java.util.concurrent.BlockingQueue<Object> ends = new java.util.concurrent.LinkedBlockingQueue<>();
+    DisposableRdmaServer server = bind(server().option(RdmaOption.MAX_MESSAGE_SIZE, maxMessage)
+        .option(RdmaOption.BUFFER_COUNT, 8)
+        .handle((in, out) -> in.receive().doOnNext(RdmaMessage::release).then()
+            .doOnSuccess(v -> ends.add("completed")).doOnError(ends::add).onErrorResume(e -> Mono.empty())));
+    InetSocketAddress address = new InetSocketAddress(host(), server.port());
+    long messages = 0;
+    long tenth = 0;
+    int violations = 0;
+    int midMessage = 0;
+    for (long r = 0; r < rogues; r++) {
+      if (r == rogues / 10) {
+        tenth = retainedHeap();
+      }
+      int rule = (int) (r % 5);
+      try (RoguePeer rogue = RoguePeer.connect(connections(), address, 8, WAIT)) {
+        assertThat(rogue.sendWithinCredits(perConnection, 1, 64, WAIT)).as("messages a reading victim let in")
+            .isEqualTo(perConnection);
+        messages += perConnection + 1;
+        switch (rule) {
+          case 0 -> assertThat(rogue.sendOnACredit(Protocol.immediate(0xFFFF, false, false), 8, WAIT)).isTrue();
+          case 1 -> assertThat(rogue.sendOnACredit(1 << 30, 8, WAIT)).isTrue();
+          case 2 -> assertThat(rogue.sendOnACredit(Protocol.immediate(0, false, true), 100, WAIT)).isTrue();
+          case 3 -> rogue.sendWithinCredits(1, maxMessage / RoguePeer.BUFFER + 1, RoguePeer.BUFFER, WAIT);
+          default -> rogue.sendFirstFragmentsWithinCredits(maxMessage / RoguePeer.BUFFER - 1, RoguePeer.BUFFER, WAIT);
+        }
+        if (rule < 4) {
+          violations++;
+          Object end = poll(ends);
+          assertThat(end).as("how rogue %d (rule %d) ended: %s", r, rule, end instanceof Throwable t && t.getCause() != null ? t.getCause().getMessage() : "")
+              .isInstanceOf(io.rdmareactive.rdma.ProtocolViolationException.class);
+          assertThat((Throwable) end).hasMessageContaining("broke the protocol");
+        }
+      }
+      if (rule == 4) {
+        // It went away mid-message: the victim drops the pieces it holds and says so with a RESET
+        // (or one for its credit update to the rogue, should that have gone first), not a clean end.
+        Object end = poll(ends);
+        assertThat(end).as("how rogue %d (stopped mid-message) ended", r).isInstanceOf(ConnectionException.class);
+        assertReason((Throwable) end, ConnectionException.Reason.RESET);
+        midMessage += ((Throwable) end).getMessage().contains("in the middle of a message") ? 1 : 0;
+      }
+    }
+    long all = retainedHeap();
+    long perRogue = 3L * RoguePeer.BUFFER; // the pieces each fifth rogue left in its reassembly, at least
+    System.out.printf("%s: %d rogues, %d messages, %d rule breaks, %d of %d stopped mid-message seen as such: retained"
+        + " heap after a tenth %d KiB, after all %d KiB (%+d KiB)%n", provider(), rogues, messages, violations,
+        midMessage, rogues - violations, tenth / 1024, all / 1024, (all - tenth) / 1024);
+    assertThat(midMessage).as("rogues whose victim said it lost a message in the middle").isPositive();
+    assertThat(messages).isGreaterThanOrEqualTo(Math.min(n, rogues * (perConnection + 1)));
+    assertThat(all - tenth).as("retained heap growth over %d rogues, where keeping each stopped one's reassembly"
+        + " alone would cost %d KiB", rogues - rogues / 10, (rogues - rogues / 10) / 5 * perRogue / 1024)
+        .isLessThan(2 * MiB);
+    RdmaConnection good = connect(client(server));
+    StepVerifier.create(good.outbound().sendString(Mono.just("fine")).then()).expectComplete().verify(WAIT);
+  }
+
+  private static Object poll(java.util.concurrent.BlockingQueue<Object> q) {
+    try {
+      return q.poll(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
 }

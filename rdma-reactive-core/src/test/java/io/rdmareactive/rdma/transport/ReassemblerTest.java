@@ -54,6 +54,20 @@ class ReassemblerTest {
   }
 
   @Test
+  void saysHowMuchOfAMessageInProgressArrivedUntilItCompletesOrIsCleared() {
+    Reassembler r = new Reassembler(1 << 20);
+    assertThat(r.inProgress()).isEqualTo(-1);
+    r.append(bytes(0, 10), 0, 10);
+    r.append(bytes(10, 5), 0, 5);
+    assertThat(r.inProgress()).isEqualTo(15);
+    assertThat(r.complete(LAST)).hasSize(15);
+    assertThat(r.inProgress()).as("after the last fragment").isEqualTo(-1);
+    r.append(bytes(0, 3), 0, 3);
+    r.clear();
+    assertThat(r.inProgress()).as("after clear").isEqualTo(-1);
+  }
+
+  @Test
   void joinsFragmentsInOrderToTheExactLength() {
     Reassembler r = new Reassembler(1 << 20);
     assertThat(feed(r, 5000, 1024)).isEqualTo(expected(5000));

@@ -7,6 +7,7 @@ import io.rdmareactive.rdma.verbs.Access;
 import io.rdmareactive.rdma.verbs.MemoryRegion;
 import io.rdmareactive.rdma.verbs.ReceiveRequest;
 import io.rdmareactive.rdma.verbs.SendRequest;
+import io.rdmareactive.rdma.verbs.WorkCompletion;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
@@ -14,17 +15,27 @@ import java.time.Duration;
 
 /**
  * A peer built on the verbs API and the connection SPI, not on the transport: it says a valid
- * hello (or none), then posts whatever SENDs it is told to, with any header, ignoring credits. It
- * posts a few receives so that the victim's credit updates do not stall on it, or none at all.
+ * hello (or none), then posts whatever SENDs it is told to, with any header, ignoring credits, or
+ * keeps to the credits the victim grants (polling its CQ for them) while it floods. It posts a few
+ * receives so that the victim's credit updates do not stall on it, or none at all.
  */
 final class RoguePeer implements AutoCloseable {
   static final int BUFFER = 4096;
+  /** Work request ids of SENDs start here; receives' are 1000 + i. */
+  private static final long SEND_IDS = 1L << 40;
 
   private final Arena arena = Arena.ofShared();
   private final Endpoint endpoint;
   private final MemoryRegion region;
   private final SendRequest send = new SendRequest();
+  private final ReceiveRequest receive = new ReceiveRequest();
   private long wrId;
+  // Credit bookkeeping of sendWithinCredits: the victim's reserve is ours from the start, and the
+  // receives posted beyond the reserve are ours to grant.
+  private long credits = ConnectionOperations.RESERVE;
+  private int grantsPending;
+  private int sendsInFlight;
+  private boolean broken;
 
   private RoguePeer(Endpoint endpoint) {
     this.endpoint = endpoint;
@@ -47,6 +58,7 @@ final class RoguePeer implements AutoCloseable {
     byte[] hello = new Protocol.Hello(BUFFER, bufferCount, 1 << 20).encode();
     Endpoint ep = cp.connect(server, new EndpointOptions(64, 8, 0, hello), wait).block(wait);
     RoguePeer rogue = new RoguePeer(ep);
+    rogue.grantsPending = Math.max(0, receives - ConnectionOperations.RESERVE);
     try {
       for (int i = 0; i < receives; i++) {
         ep.queuePair().postReceive(new ReceiveRequest().set(1000 + i, rogue.region, BUFFER, 64));
@@ -61,8 +73,93 @@ final class RoguePeer implements AutoCloseable {
 
   /** Posts a SEND of {@code length} bytes with {@code immediate} as its header. */
   void send(int immediate, int length) {
-    endpoint.queuePair().postSend(send.send(++wrId, region, 0, length).opcode(SendRequest.Opcode.SEND_WITH_IMM)
-        .immediate(immediate));
+    endpoint.queuePair().postSend(send.send(SEND_IDS + ++wrId, region, 0, length)
+        .opcode(SendRequest.Opcode.SEND_WITH_IMM).immediate(immediate));
+  }
+
+  /**
+   * Plays the credit protocol by the letter, as far as sending goes: sends {@code messages}
+   * messages of {@code fragments} SENDs of {@code length} bytes (all but the last with MORE), each
+   * SEND on a credit the victim granted, using every credit (the last one too, which a polite
+   * peer keeps for a credit update), and grants back each receive it reposts. Waits up to {@code
+   * stall} for a credit; returns the SENDs posted, fewer than asked where the victim stopped
+   * granting (or the connection ended).
+   */
+  long sendWithinCredits(long messages, int fragments, int length, Duration stall) {
+    return sendWithinCredits(messages, fragments, true, length, stall);
+  }
+
+  /**
+   * As {@link #sendWithinCredits(long, int, int, Duration)}, but for one message that stops
+   * mid-way: {@code fragments} SENDs, every one with MORE, and never the last.
+   */
+  long sendFirstFragmentsWithinCredits(int fragments, int length, Duration stall) {
+    return sendWithinCredits(1, fragments, false, length, stall);
+  }
+
+  private long sendWithinCredits(long messages, int fragments, boolean finish, int length, Duration stall) {
+    long sent = 0;
+    for (long m = 0; m < messages; m++) {
+      for (int f = 0; f < fragments; f++) {
+        if (!awaitCredit(stall)) {
+          return sent;
+        }
+        send(Protocol.immediate(grantsPending, !finish || f < fragments - 1, false), length);
+        grantsPending = 0;
+        credits--;
+        sendsInFlight++;
+        sent++;
+      }
+    }
+    return sent;
+  }
+
+  /**
+   * Posts a SEND with header {@code immediate} on a credit the victim granted (waiting up to
+   * {@code wait} for one), so that it meets a posted receive and the victim reads the header
+   * rather than failing at "receiver not ready". False when no credit came.
+   */
+  boolean sendOnACredit(int immediate, int length, Duration wait) {
+    if (!awaitCredit(wait)) {
+      return false;
+    }
+    send(immediate, length);
+    credits--;
+    sendsInFlight++;
+    return true;
+  }
+
+  /** Polls until a credit and a free send slot are there; false after {@code stall} without one. */
+  private boolean awaitCredit(Duration stall) {
+    long deadline = System.nanoTime() + stall.toNanos();
+    for (;;) {
+      endpoint.completionQueue().poll(16, wc -> {
+        if (wc.wrId() < SEND_IDS) { // a receive: a credit update (the victim sends no data here)
+          if (wc.status() != WorkCompletion.Status.SUCCESS) {
+            broken = true;
+            return;
+          }
+          credits += wc.immediateData() & Protocol.GRANT_MASK;
+          endpoint.queuePair().postReceive(receive.set(wc.wrId(), region, BUFFER, 64));
+          grantsPending++;
+        } else {
+          sendsInFlight--;
+          if (wc.status() != WorkCompletion.Status.SUCCESS) {
+            broken = true;
+          }
+        }
+      });
+      if (broken) {
+        return false;
+      }
+      if (credits > 0 && sendsInFlight < 32) {
+        return true;
+      }
+      if (System.nanoTime() > deadline) {
+        return false;
+      }
+      java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+    }
   }
 
   /**

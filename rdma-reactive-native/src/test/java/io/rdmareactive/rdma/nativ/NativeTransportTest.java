@@ -68,6 +68,21 @@ class NativeTransportTest extends AbstractTransportConformanceTest {
     return 16;
   }
 
+  /**
+   * 10^4 rogue messages under TCG (RDMA_ROGUE_MESSAGES overrides): the heap checks compare after
+   * a tenth and after all, so fewer rogues still show growth per rogue.
+   */
+  @Override
+  protected long rogueMessages() {
+    return TestSettings.rogueMessages(10_000);
+  }
+
+  /** Credits under TCG may take a while to come back: wait longer before calling a rogue stalled. */
+  @Override
+  protected java.time.Duration rogueStall() {
+    return java.time.Duration.ofSeconds(5);
+  }
+
   /** Fewer connections for the loop tests under TCG; the scale test below has the full count. */
   @Override
   protected int loopConnections() {

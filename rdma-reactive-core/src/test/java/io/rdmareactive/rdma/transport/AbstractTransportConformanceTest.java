@@ -854,8 +854,8 @@ public abstract class AbstractTransportConformanceTest {
     Sinks.One<Throwable> victimSaw = Sinks.one();
     Sinks.Empty<Void> subscribed = Sinks.empty();
     AtomicReference<RdmaConnection> victim = new AtomicReference<>();
-    // The probe's retries are the connecting side's RETRY_COUNT (the rogue's default, 6): an
-    // accepting QP takes its count from the connect request. At 7 rxe would retry forever.
+    // The probe's retries are the connecting side's RETRY_COUNT (the rogue's 3): an accepting QP
+    // takes its count from the connect request. At 7 rxe would retry forever.
     DisposableRdmaServer server = bind(server().option(RdmaOption.KEEPALIVE_INTERVAL, keepaliveInterval())
         .doOnConnection(victim::set)
         .handle((in, out) -> {

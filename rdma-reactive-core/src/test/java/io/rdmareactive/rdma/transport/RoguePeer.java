@@ -56,7 +56,10 @@ final class RoguePeer implements AutoCloseable {
   static RoguePeer connect(ConnectionProvider cp, InetSocketAddress server, int bufferCount, int receives,
       Duration wait) {
     byte[] hello = new Protocol.Hello(BUFFER, bufferCount, 1 << 20).encode();
-    Endpoint ep = cp.connect(server, new EndpointOptions(64, 8, 0, hello), wait).block(wait);
+    // Three transport retries, not the default six: the connecting side's count governs both
+    // ends, and a victim probing a vanished rogue then gives up in ~4 ACK timeouts (~10 s on rxe).
+    Endpoint ep = cp.connect(server, new EndpointOptions(64, 8, 0, hello)
+        .withRetries(3, EndpointOptions.DEFAULT_RNR_RETRY), wait).block(wait);
     RoguePeer rogue = new RoguePeer(ep);
     rogue.grantsPending = Math.max(0, receives - ConnectionOperations.RESERVE);
     try {

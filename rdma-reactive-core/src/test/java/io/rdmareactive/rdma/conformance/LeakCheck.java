@@ -63,6 +63,22 @@ public final class LeakCheck implements BeforeEachCallback, AfterEachCallback {
         .allSatisfy(kind -> assertThat(after.get(kind)).as(kind).isLessThanOrEqualTo(before.getOrDefault(kind, 0)));
   }
 
+  /**
+   * For suites outside JUnit (the TCK's TestNG classes): waits up to {@code within} until the live
+   * objects are exactly {@code before} again, else fails naming both.
+   */
+  public static void awaitSame(Supplier<Map<String, Integer>> live, Map<String, Integer> before, Duration within) {
+    long deadline = System.nanoTime() + within.toNanos();
+    Map<String, Integer> after = live.get();
+    while (!after.equals(before) && System.nanoTime() < deadline) {
+      LockSupport.parkNanos(5_000_000);
+      after = live.get();
+    }
+    if (!after.equals(before)) {
+      throw new AssertionError("live verbs objects after the test: " + after + ", before: " + before);
+    }
+  }
+
   private static boolean noneAbove(Map<String, Integer> now, Map<String, Integer> before) {
     return now.entrySet().stream().allMatch(e -> e.getValue() <= before.getOrDefault(e.getKey(), 0));
   }

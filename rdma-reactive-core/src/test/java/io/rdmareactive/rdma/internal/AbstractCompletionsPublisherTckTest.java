@@ -1,6 +1,7 @@
 package io.rdmareactive.rdma.internal;
 
 import io.rdmareactive.rdma.NativeCallException;
+import io.rdmareactive.rdma.conformance.LeakCheck;
 import io.rdmareactive.rdma.conformance.Loopback;
 import io.rdmareactive.rdma.verbs.CompletionQueue;
 import io.rdmareactive.rdma.verbs.RdmaContext;
@@ -91,15 +92,7 @@ public abstract class AbstractCompletionsPublisherTckTest extends PublisherVerif
     }
     loopbacks.clear();
     context.close();
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    Map<String, Integer> after = liveResources();
-    while (!after.equals(liveBefore) && System.nanoTime() < deadline) {
-      LockSupport.parkNanos(5_000_000);
-      after = liveResources();
-    }
-    if (!after.equals(liveBefore)) {
-      throw new AssertionError("live verbs objects after the test: " + after + ", before: " + liveBefore);
-    }
+    LeakCheck.awaitSame(this::liveResources, liveBefore, WAIT);
     Throwable failure = feederFailure.get();
     if (failure != null) {
       throw new AssertionError("a feeder failed", failure);

@@ -1,11 +1,11 @@
 package io.rdmareactive.rdma.transport;
 
+import io.rdmareactive.rdma.conformance.LeakCheck;
 import java.nio.ByteBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.locks.LockSupport;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.tck.PublisherVerification;
 import org.reactivestreams.tck.TestEnvironment;
@@ -69,15 +69,7 @@ public abstract class AbstractInboundPublisherTckTest extends PublisherVerificat
       s.disposeNow(WAIT);
     }
     servers.clear();
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    Map<String, Integer> after = liveResources();
-    while (!after.equals(liveBefore) && System.nanoTime() < deadline) {
-      LockSupport.parkNanos(5_000_000);
-      after = liveResources();
-    }
-    if (!after.equals(liveBefore)) {
-      throw new AssertionError("live verbs objects after the test: " + after + ", before: " + liveBefore);
-    }
+    LeakCheck.awaitSame(this::liveResources, liveBefore, WAIT);
   }
 
   /** A connection whose peer sends {@code elements} messages and then closes. */

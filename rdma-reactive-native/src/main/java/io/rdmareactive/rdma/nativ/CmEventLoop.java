@@ -6,7 +6,6 @@ import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.NativeCallException;
-import io.rdmareactive.rdma.ResourceClosedException;
 import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -23,16 +22,14 @@ import reactor.util.Loggers;
 /**
  * An RDMA CM event channel (rdma_create_event_channel, fd non-blocking) served by one daemon
  * thread, {@code rdma-cm-N}, that polls the channel, copies and acknowledges each event at once
- * (so destroying an id never waits on us), and hands it to the {@link Handler} of its id.
- * Connection setup ({@link #connect}) is a state machine on that thread: resolve address,
- * resolve route, create QP, connect, ESTABLISHED, each failure mapped to a
- * {@link ConnectionException} and the id destroyed. Handlers run on the loop thread and must not
- * block. Closing fails with ResourceBusyException while endpoints are attached.
+ * (so destroying an id never waits on us), and hands it to the {@link Handler} of its id, or to
+ * the {@link CmConnector} while the id's connection is being set up ({@link #connect}). Handlers
+ * run on the loop thread and must not block. Closing fails with ResourceBusyException while
+ * endpoints are attached.
  */
 final class CmEventLoop extends AbstractRdmaResource {
   private static final Logger log = Loggers.getLogger(CmEventLoop.class);
   private static final AtomicInteger THREADS = new AtomicInteger();
-  private static final int RESOLVE_TIMEOUT_MILLIS = 2_000;
   private static final int POLL_MILLIS = 100;
 
   /**
@@ -51,9 +48,9 @@ final class CmEventLoop extends AbstractRdmaResource {
   private final MemorySegment eventOut = Arena.ofAuto().allocate(ADDRESS);
   private final MemorySegment wakeBuf = Arena.ofAuto().allocate(JAVA_LONG);
   private final Map<Long, CmEndpoint> attached = new ConcurrentHashMap<>();
-  private final Map<Long, PendingConnect> connecting = new ConcurrentHashMap<>();
   private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
   private final AsyncEventRouter asyncEvents = new AsyncEventRouter(this);
+  private final CmConnector connector = new CmConnector(this);
   private final Thread thread;
   private volatile boolean running = true;
 
@@ -134,17 +131,7 @@ final class CmEventLoop extends AbstractRdmaResource {
       throw new IllegalArgumentException("private data is at most 255 bytes (56 on InfiniBand/RoCE), was "
           + privateData.length);
     }
-    CompletableFuture<CmEndpoint> future = new CompletableFuture<>();
-    CmAddressInfo address;
-    try {
-      address = CmAddressInfo.active(host, port);
-    } catch (RuntimeException e) {
-      future.completeExceptionally(e);
-      return future;
-    }
-    long deadline = System.nanoTime() + timeout.toNanos();
-    execute(() -> startConnect(address, qp, privateData.clone(), deadline, handler, future));
-    return future;
+    return connector.start(host, port, qp, privateData, timeout, handler);
   }
 
   /**
@@ -155,62 +142,19 @@ final class CmEventLoop extends AbstractRdmaResource {
    * cancelling the future destroys the id.
    */
   CompletableFuture<CmEndpoint> resolve(String host, int port, Duration timeout, Handler handler) {
-    CompletableFuture<CmEndpoint> future = new CompletableFuture<>();
-    CmAddressInfo address;
-    try {
-      address = CmAddressInfo.active(host, port);
-    } catch (RuntimeException e) {
-      future.completeExceptionally(e);
-      return future;
-    }
-    long deadline = System.nanoTime() + timeout.toNanos();
-    execute(() -> startConnect(address, null, new byte[0], deadline, handler, future));
-    return future;
+    return connector.start(host, port, null, new byte[0], timeout, handler);
   }
 
   /**
    * Takes on {@code endpoint}, an id already on this loop's channel (created on it, or a connect
-   * request's new id): its events go to {@code handler}. Holds a lease on the loop until the
+   * request's new id): its events go to {@code handler} (null for the {@link CmConnector}'s
+   * attempts, whose events go there until they settle). Holds a lease on the loop until the
    * endpoint is closed.
    */
-  void register(CmEndpoint endpoint, Handler handler) {
+  void register(CmEndpoint endpoint, @Nullable Handler handler) {
     acquireLease();
     attached.put(endpoint.idAddress(), endpoint);
     endpoint.attached(this, handler);
-  }
-
-  private void startConnect(CmAddressInfo address, @Nullable CmQueuePairOptions qp, byte[] privateData, long deadline,
-      Handler handler, CompletableFuture<CmEndpoint> future) {
-    CmEndpoint ep = null;
-    try (address) {
-      if (future.isDone()) {
-        return;
-      }
-      if (System.nanoTime() - deadline >= 0) { // expired while queued: strict, whatever the poll cadence
-        future.completeExceptionally(new ConnectionException(ConnectionException.Reason.TIMED_OUT,
-            "connecting to " + address + " timed out before it started", null));
-        return;
-      }
-      ensureOpen();
-      MemorySegment out = Arena.ofAuto().allocate(ADDRESS);
-      int rc = (int) Librdmacm.CREATE_ID.invokeExact(Native.callState(), channel, out, MemorySegment.NULL,
-          (int) CmLayout.RDMA_PS_TCP);
-      if (rc != 0) {
-        throw RdmaCm.failure("rdma_create_id");
-      }
-      ep = new CmEndpoint(out.get(ADDRESS, 0), "active endpoint to " + address);
-      acquireLease();
-      attached.put(ep.idAddress(), ep);
-      ep.attached(this, null);
-      connecting.put(ep.idAddress(), new PendingConnect(ep, qp, privateData, deadline, handler, future));
-      ep.resolveAddress(address, RESOLVE_TIMEOUT_MILLIS);
-    } catch (Throwable t) {
-      if (ep != null) {
-        fail(ep.idAddress(), t);
-      } else {
-        future.completeExceptionally(t);
-      }
-    }
   }
 
   /** Runs {@code task} on the loop thread. */
@@ -222,10 +166,7 @@ final class CmEventLoop extends AbstractRdmaResource {
   /** Called by an attached endpoint's close (under its lock): no more events for it. */
   void forget(CmEndpoint endpoint) {
     if (attached.remove(endpoint.idAddress()) != null) {
-      PendingConnect p = connecting.remove(endpoint.idAddress());
-      if (p != null) {
-        p.future.completeExceptionally(new ResourceClosedException(endpoint + " (closed while connecting)"));
-      }
+      connector.forget(endpoint);
       endpoint.attached(null, null);
       releaseLease();
     }
@@ -252,15 +193,12 @@ final class CmEventLoop extends AbstractRdmaResource {
           task.run();
         }
         drainEvents();
-        checkDeadlines();
+        connector.checkDeadlines();
       } catch (Throwable t) {
         log.error("rdma-cm event loop: unexpected failure, continuing", t);
       }
     }
-    // Stopping: abandon connection attempts still in progress.
-    for (Long idAddress : connecting.keySet()) {
-      fail(idAddress, new ConnectionException(ConnectionException.Reason.RESET, "event loop closed", null));
-    }
+    connector.abandonAll();
     asyncEvents.closeAll();
   }
 
@@ -290,9 +228,7 @@ final class CmEventLoop extends AbstractRdmaResource {
   private void dispatch(CmEvent event) {
     // A CONNECT_REQUEST belongs to the listening id; everything else to the id itself.
     long key = event.type() == CmEvent.Type.CONNECT_REQUEST ? event.listenId() : event.id();
-    PendingConnect pending = connecting.get(key);
-    if (pending != null) {
-      advance(pending, event);
+    if (connector.dispatch(key, event)) {
       return;
     }
     CmEndpoint ep = attached.get(key);
@@ -327,93 +263,6 @@ final class CmEventLoop extends AbstractRdmaResource {
     log.debug("rdma-cm: {} for a listener that is gone, rejected", event);
   }
 
-  private void advance(PendingConnect p, CmEvent event) {
-    CmEndpoint ep = p.endpoint;
-    try {
-      if (p.future.isDone()) { // cancelled by the caller
-        fail(ep.idAddress(), new java.util.concurrent.CancellationException());
-        return;
-      }
-      if (event.type() != CmEvent.Type.ESTABLISHED && System.nanoTime() - p.deadline >= 0) {
-        fail(ep.idAddress(), new ConnectionException(ConnectionException.Reason.TIMED_OUT,
-            "connecting " + ep + " timed out", null));
-        return;
-      }
-      switch (event.type()) {
-        case ADDRESS_RESOLVED -> ep.resolveRoute(RESOLVE_TIMEOUT_MILLIS);
-        case ROUTE_RESOLVED -> {
-          CmQueuePairOptions qp = p.qp;
-          if (qp == null) { // resolve(): the caller creates the QP and connects
-            connecting.remove(ep.idAddress());
-            ep.handler(p.handler);
-            if (!p.future.complete(ep)) {
-              ep.close(); // cancelled at the last moment
-            }
-          } else {
-            ep.createQueuePair(null, qp);
-            ep.connect(p.privateData);
-          }
-        }
-        case ESTABLISHED -> {
-          connecting.remove(ep.idAddress());
-          ep.peerPrivateData(event.privateData());
-          ep.handler(p.handler);
-          try {
-            p.handler.onEvent(ep, event);
-          } catch (Throwable t) {
-            log.error("rdma-cm: handler failed on " + event, t);
-          }
-          if (!p.future.complete(ep)) {
-            ep.close(); // cancelled at the last moment
-          }
-        }
-        case REJECTED -> fail(ep.idAddress(), new ConnectionException(ConnectionException.Reason.REFUSED,
-            "connection to " + ep + " refused (reject reason " + event.status() + ")", null));
-        case ADDRESS_ERROR, ROUTE_ERROR, UNREACHABLE, CONNECT_ERROR, DEVICE_REMOVAL ->
-            fail(ep.idAddress(), new ConnectionException(ConnectionException.Reason.UNREACHABLE,
-                "connecting " + ep + ": " + RdmaCm.eventName(event.type().ordinal())
-                    + statusText(event.status()), null));
-        case DISCONNECTED -> fail(ep.idAddress(), new ConnectionException(ConnectionException.Reason.RESET,
-            "connection to " + ep + " reset while connecting", null));
-        default -> log.debug("rdma-cm: {} while connecting, ignored", event);
-      }
-    } catch (Throwable t) {
-      fail(ep.idAddress(), t);
-    }
-  }
-
-  private static String statusText(int status) {
-    return status == 0 ? "" : " (" + (status < 0 ? Native.strerror(-status) : "status " + status) + ")";
-  }
-
-  private void checkDeadlines() {
-    if (connecting.isEmpty()) {
-      return;
-    }
-    long now = System.nanoTime();
-    for (PendingConnect p : connecting.values()) {
-      if (p.future.isDone()) {
-        fail(p.endpoint.idAddress(), new java.util.concurrent.CancellationException());
-      } else if (now - p.deadline >= 0) {
-        fail(p.endpoint.idAddress(), new ConnectionException(ConnectionException.Reason.TIMED_OUT,
-            "connecting " + p.endpoint + " timed out", null));
-      }
-    }
-  }
-
-  private void fail(long idAddress, Throwable cause) {
-    PendingConnect p = connecting.remove(idAddress);
-    if (p == null) {
-      return;
-    }
-    try {
-      p.endpoint.close();
-    } catch (RuntimeException e) {
-      cause.addSuppressed(e);
-    }
-    p.future.completeExceptionally(cause);
-  }
-
   @Override
   protected void release() {
     running = false;
@@ -437,7 +286,4 @@ final class CmEventLoop extends AbstractRdmaResource {
   protected String closeFunction() {
     return "rdma_destroy_event_channel";
   }
-
-  private record PendingConnect(CmEndpoint endpoint, @Nullable CmQueuePairOptions qp, byte[] privateData, long deadline,
-      Handler handler, CompletableFuture<CmEndpoint> future) {}
 }

@@ -93,6 +93,22 @@ public final class CompletionStreams {
     return CompletionEventLoop.schedule(channel, task, 0) != null;
   }
 
+  /**
+   * On the transport loop that serves {@code cq}: polls its stream now, as the loop would on the
+   * CQ's next event, so that a deadline which finds the loop behind (closing many connections at
+   * once) counts what the CQ already holds before it gives up on it. False, polling nothing, on
+   * any other thread or without a subscribed stream.
+   */
+  public static boolean pollNow(CompletionQueue cq) {
+    CompletionChannel channel = cq.channel();
+    CompletionSubscription s = ACTIVE.get(cq);
+    if (channel == null || s == null || !CompletionEventLoop.inLoop(channel)) {
+      return false;
+    }
+    s.drain();
+    return true;
+  }
+
   /** Whether {@code cq} has a subscribed completion stream now. */
   public static boolean isStreaming(CompletionQueue cq) {
     return ACTIVE.containsKey(cq);

@@ -173,8 +173,13 @@ final class AsyncEventRouter {
       Ibverbs.ackAsyncEvent(event);
     }
     String what = describe(type, code, element, d.name);
-    if (hit == null) {
-      log.debug("rdma-reactive: {} (no connection of ours is failed by it)", what);
+    if (hit != null) {
+      // rxe raises CQ_ERR again for each receive it then flushes into the full CQ: one warning and
+      // one failure per connection, not one per event.
+      hit = hit.stream().filter(NativeConnectionEndpoint::claimAsyncFault).toList();
+    }
+    if (hit == null || hit.isEmpty()) {
+      log.debug("rdma-reactive: {} (no connection of ours is failed by it{})", what, hit == null ? "" : " anew");
     } else {
       log.warn("rdma-reactive: {} fails {} connection(s)", what, hit.size());
       for (NativeConnectionEndpoint ep : hit) {

@@ -102,9 +102,17 @@ final class CmConnector {
       connecting.put(ep.idAddress(), new PendingConnect(ep, qp, privateData, deadline, handler, future));
       ep.resolveAddress(address, RESOLVE_TIMEOUT_MILLIS);
     } catch (Throwable t) {
-      if (ep != null) {
+      if (ep != null && connecting.containsKey(ep.idAddress())) {
         fail(ep.idAddress(), t);
       } else {
+        // The loop closed between ensureOpen and register: the id is ours alone to destroy.
+        if (ep != null) {
+          try {
+            ep.close();
+          } catch (RuntimeException e) {
+            t.addSuppressed(e);
+          }
+        }
         future.completeExceptionally(t);
       }
     }

@@ -38,7 +38,8 @@ final class NativeCompletionQueue extends AbstractRdmaResource implements Comple
   final MemorySegment cq;
   private final long id;
   private final int depth;
-  private final Arena arena = Arena.ofShared();
+  /** The poll array, freed by the GC: see NativeQueuePair's arena for why not at close. */
+  private final Arena arena = Arena.ofAuto();
   private final MemorySegment wcs;
   private final View view = new View();
   private int reserved; // guarded by this
@@ -256,7 +257,6 @@ final class NativeCompletionQueue extends AbstractRdmaResource implements Comple
     if (channel != null) {
       channel.releaseLease();
     }
-    arena.close();
   }
 
   @Override

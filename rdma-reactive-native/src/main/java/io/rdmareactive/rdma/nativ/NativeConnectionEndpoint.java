@@ -11,6 +11,7 @@ import io.rdmareactive.rdma.verbs.PortAttributes;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
+import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.MonoSink;
@@ -43,6 +44,8 @@ final class NativeConnectionEndpoint extends AbstractEndpoint {
   private boolean routed;
   /** The device async event that failed this connection, once one did. */
   private volatile @Nullable String asyncFault;
+  /** Taken by the first async event that fails this connection (the CM loop's thread); later ones are not news. */
+  private final AtomicBoolean faultClaimed = new AtomicBoolean();
   // guarded by this
   private State state = State.INIT;
   private @Nullable MonoSink<Void> establishing;
@@ -227,6 +230,11 @@ final class NativeConnectionEndpoint extends AbstractEndpoint {
       case DEVICE_REMOVAL -> gone(reset("the RDMA device was removed (RDMA_CM_EVENT_DEVICE_REMOVAL)"), true);
       default -> log.debug("rdma-reactive: {} on {} ignored", event, this);
     }
+  }
+
+  /** The CM loop's thread: whether this is the first async event to fail this connection. */
+  boolean claimAsyncFault() {
+    return faultClaimed.compareAndSet(false, true);
   }
 
   /**

@@ -61,7 +61,13 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
   private final Queues queues;
   private final Limits limits;
   private final WorkRequestLedger ledger;
-  private final Arena arena = Arena.ofShared();
+  /**
+   * The scratch structs below, freed with this object by the GC, not at close: closing a shared
+   * arena is a handshake with every JVM thread, which closing a thousand connections at once on a
+   * few loops made the loops' main work (under TCG, 3-10 ms each, so completions waited behind
+   * closes for seconds). They never leave this class, and every use checks that it is open.
+   */
+  private final Arena arena = Arena.ofAuto();
   // Flyweights: one send wr + sges, one recv wr + sges, one bad_wr slot, reused by every post.
   private final SendWr sendWr;
   private final RecvWr recvWr;
@@ -261,7 +267,6 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
     if (srq != null) {
       srq.releaseLease();
     }
-    arena.close();
   }
 
   @Override

@@ -32,8 +32,9 @@ final class ConnectionCloser {
   /**
    * How long a disconnected channel waits for the flush completions of what it still had posted
    * before it frees everything anyway. The QP is in ERROR by then, so the device no longer touches
-   * the buffers; the wait only keeps the accounting exact. It bounds a close whose flushes were
-   * seen late (observed rarely on rxe under heavy load): a close must never hang.
+   * the buffers; the wait only keeps the accounting exact. It bounds a close on a provider that
+   * fails to flush (none seen since the deadline polls the CQ before giving up: a loop that was
+   * behind had taken unread completions for missing ones): a close must never hang.
    */
   static final long FLUSH_WAIT_SECONDS = 10;
   /** Closes in this JVM that gave up on flush completions: the scale tests expect none. */

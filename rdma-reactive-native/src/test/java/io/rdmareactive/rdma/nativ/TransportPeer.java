@@ -34,7 +34,9 @@ public final class TransportPeer {
     String host = args[1];
     if (args[0].equals("client")) {
       RdmaConnection c = RdmaClient.create().host(host).port(Integer.parseInt(args[2]))
-          .option(RdmaOption.PROVIDER, NativeProvider.NAME).connectTimeout(Duration.ofSeconds(30))
+          // A fresh JVM under TCG connects interpreted (C2 only), and its first connect links every
+          // downcall: it once took over 30 s on a loaded host. The same bound as the server's bind.
+          .option(RdmaOption.PROVIDER, NativeProvider.NAME).connectTimeout(Duration.ofSeconds(120))
           .connectNow();
       System.out.println("CONNECTED");
       Mono.when(stream(c.inbound(), c.outbound())).block();

@@ -3,10 +3,8 @@ package io.rdmareactive.rdma.transport;
 import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.ProtocolViolationException;
 import io.rdmareactive.rdma.RdmaException;
-import io.rdmareactive.rdma.WorkCompletionException;
 import io.rdmareactive.rdma.internal.CompletionStreams;
 import io.rdmareactive.rdma.spi.Endpoint;
-import io.rdmareactive.rdma.verbs.WorkCompletion;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -27,7 +25,7 @@ import reactor.util.Loggers;
  * state is touched only inside {@link #drain()}, which one thread at a time runs (a
  * work-in-progress counter, as in Reactor's operators): completions, requests, releases, new
  * sends and dispose only enqueue and call it, so nothing locks or blocks and it may run on a
- * completion event loop. The drain dispatches each completion by its work request's tag.
+ * completion event loop. The drain hands each completion to the {@link CompletionDispatcher}.
  *
  * <p>Messages larger than the peer's buffer go as fragments (MORE bit), reassembled into heap
  * memory; each fragment's buffer is reposted at once. Raw mode has neither header nor credits.
@@ -45,12 +43,6 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
   static final int RESERVE = 2;
 
   private static final Logger log = Loggers.getLogger(ConnectionOperations.class);
-  /** Work request ids: a tag in bits 40-47, the buffer index below. */
-  static final long RECV = 1L << 40;
-  static final long DATA = 2L << 40;
-  static final long CREDIT = 3L << 40;
-  static final long KEEPALIVE = 4L << 40;
-  private static final long TAG = 0xFFL << 40;
 
   private final Endpoint endpoint;
   private final TransportConfig config;
@@ -63,14 +55,12 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
   private final AtomicInteger wip = new AtomicInteger();
   private final Runnable drainLoop = this::drainLoop;
   private final CompletionRing ring;
-  private final CompletionRing.Handler completionHandler = this::onCompletion;
   private volatile boolean disposeRequested;
   private volatile boolean peerDisconnected;
   private volatile @Nullable Throwable failure;
 
   // Drain state.
   private boolean started;
-  private boolean flushedBeforeStart;
   private final Fragmenter fragmenter;
   private final CreditWindow window;
   private int drainFailures;
@@ -81,6 +71,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
   private final ConnectionCloser closer;
   private final CompletionIntake intake;
   private final Keepalive keepalive;
+  private final CompletionDispatcher dispatcher;
 
   /**
    * Registers the buffers on {@code endpoint}, posts the initial receives and starts its completion
@@ -118,6 +109,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     closer = new ConnectionCloser(this, endpoint, buffers, ring, sender, receiver, config.liveness().closeTimeout());
     intake = new CompletionIntake(this, ring, closer);
     keepalive = new Keepalive(this, config.liveness().keepaliveInterval());
+    dispatcher = new CompletionDispatcher(this, endpoint, receiver, sender, keepalive, counters, closer);
     try {
       // Before the connection is established, as rdma_server.c does: the peer may send at once.
       int initial = raw ? receiveCount : RESERVE;
@@ -211,6 +203,11 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
   /** Whether {@link #dispose} was called (closing may not have begun). */
   boolean disposeRequested() {
     return disposeRequested;
+  }
+
+  /** Whether the handshake is done (drain state). */
+  boolean started() {
+    return started;
   }
 
   boolean peerDisconnected() {
@@ -307,10 +304,10 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
       }
     }
     receiver.takeReleases();
-    ring.drainTo(completionHandler);
+    ring.drainTo(dispatcher);
     closer.disconnectIfDue();
     receiver.emit(closer.closed());
-    if (!closer.disconnected() && !flushedBeforeStart) { // reposted into a QP in ERROR they would only flush again
+    if (!closer.disconnected() && !dispatcher.flushedBeforeStart()) { // reposted into a QP in ERROR they would only flush again
       receiver.postReceives();
       if (started) {
         if (!disposeRequested) {
@@ -335,71 +332,9 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     }
     started = true;
     keepalive.start();
-    if (flushedBeforeStart && failure == null && !peerDisconnected) {
+    if (dispatcher.flushedBeforeStart() && failure == null && !peerDisconnected) {
       failure = reset("the queue pair went to the error state", null);
     }
-  }
-
-  /** One completion; {@code failed} is its record when it failed (for the exception), else null. */
-  private void onCompletion(long wrId, WorkCompletion.Status status, int byteLength, boolean hasImmediate,
-      int immediateData, @Nullable WorkCompletion failed) {
-    long tag = wrId & TAG;
-    int index = (int) wrId;
-    boolean success = status == WorkCompletion.Status.SUCCESS;
-    // A flush before the handshake is done is the handshake failing, and establish() says why: on a
-    // REJECTED or CONNECT_ERROR librdmacm moves the QP to ERROR inside rdma_get_cm_event, so these
-    // flushes can overtake the event. Disconnecting on them would fail establish() with our own
-    // RESET before the CM's REFUSED/UNREACHABLE reaches it.
-    boolean earlyFlush = status == WorkCompletion.Status.WR_FLUSH_ERR && !started;
-    if (!success && !earlyFlush && !closer.disconnected() && !peerDisconnected) {
-      counters.completionError(); // flushes after a disconnect are the disconnect, not errors
-    }
-    if (tag == RECV) {
-      if (!success) {
-        receiver.failed(index);
-        if (earlyFlush) {
-          flushedBeforeStart = true; // the handshake's outcome decides; startLocked if it succeeds anyway
-        } else if (!closer.disconnected() && failure == null && !peerDisconnected) {
-          failure = status == WorkCompletion.Status.WR_FLUSH_ERR
-              ? completionFailure("the queue pair went to the error state", null)
-              : completionFailure("a receive failed", new WorkCompletionException(failedRecord(failed, wrId, status)));
-        }
-        return;
-      }
-      keepalive.sign();
-      receiver.received(index, byteLength, hasImmediate, immediateData);
-      return;
-    }
-    sender.sendCompleted(tag == DATA, index, success);
-    if (tag == KEEPALIVE) {
-      keepalive.probeCompleted();
-    } else if (success) {
-      keepalive.sign(); // the peer acknowledged it
-    }
-    if (!success) {
-      if (status == WorkCompletion.Status.RNR_RETRY_EXC_ERR) {
-        counters.receiverNotReady();
-      }
-      // A send failing because the peer just disconnected is the disconnect, not a fault.
-      if (!closer.disconnected() && failure == null && !peerDisconnected) {
-        failure = completionFailure(tag == KEEPALIVE
-            ? "the peer did not acknowledge a keepalive (it or the path to it is gone)"
-            : "a send failed (the peer is gone or stopped receiving)",
-            new WorkCompletionException(failedRecord(failed, wrId, status)));
-      }
-    }
-    sender.acknowledge();
-  }
-
-  /** A failed work request's failure: the fault the provider knows behind it, else a RESET saying {@code what}. */
-  private ConnectionException completionFailure(String what, @Nullable WorkCompletionException cause) {
-    ConnectionException fault = endpoint.faultBehind(cause);
-    return fault != null ? fault : reset(what, cause);
-  }
-
-  private static WorkCompletion failedRecord(@Nullable WorkCompletion failed, long wrId, WorkCompletion.Status status) {
-    return failed != null ? failed
-        : new WorkCompletion(wrId, status, WorkCompletion.Opcode.UNKNOWN, 0, 0, 0, false, 0, 0);
   }
 
   /**

@@ -249,7 +249,7 @@ final class InboundReceiver {
 
   void postReceive() {
     int index = buffers.takeReceive();
-    qp.postReceive(receiveRequest.set(ConnectionOperations.RECV | index, buffers.receiveRegion(index), buffers.offset(index),
+    qp.postReceive(receiveRequest.set(CompletionDispatcher.RECV | index, buffers.receiveRegion(index), buffers.offset(index),
         bufferSize));
     posted++;
   }

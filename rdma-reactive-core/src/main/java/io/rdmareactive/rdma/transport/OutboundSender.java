@@ -205,7 +205,7 @@ final class OutboundSender {
         case OutboundMessage o -> o.copyTo(from, to, offset, length);
         default -> MemorySegment.copy((MemorySegment) m, from, to, offset, length);
       }
-      sendRequest.reset(ConnectionOperations.DATA | index, raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM)
+      sendRequest.reset(CompletionDispatcher.DATA | index, raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM)
           .gather(buffers.sendRegion(index), offset, length);
       int inline = config.inlineThreshold();
       sendRequest.flags(SendRequest.SIGNALED | (inline > 0 && length <= inline ? SendRequest.INLINE : 0));
@@ -239,7 +239,7 @@ final class OutboundSender {
     if (raw || sendsOutstanding >= sendDepth || !window.creditUpdateDue()) {
       return;
     }
-    sendRequest.reset(ConnectionOperations.CREDIT, SendRequest.Opcode.SEND_WITH_IMM).immediate(window.header(false, true));
+    sendRequest.reset(CompletionDispatcher.CREDIT, SendRequest.Opcode.SEND_WITH_IMM).immediate(window.header(false, true));
     qp.postSend(sendRequest);
     window.sent(); // creditUpdateDue() saw a credit
     counters.creditUpdateSent();
@@ -249,7 +249,7 @@ final class OutboundSender {
   /** Posts a keepalive probe: a zero-length RDMA WRITE, which needs no credit (see {@link Keepalive}). */
   void postProbe() {
     // Zero bytes: no remote address or key is checked (IBTA C9-88), so none is needed.
-    sendRequest.reset(ConnectionOperations.KEEPALIVE, SendRequest.Opcode.RDMA_WRITE).remote(0, 0).flags(SendRequest.SIGNALED);
+    sendRequest.reset(CompletionDispatcher.KEEPALIVE, SendRequest.Opcode.RDMA_WRITE).remote(0, 0).flags(SendRequest.SIGNALED);
     qp.postSend(sendRequest);
     sent();
   }

@@ -1,0 +1,115 @@
+package io.rdmareactive.rdma.transport;
+
+import io.rdmareactive.rdma.ConnectionException;
+import io.rdmareactive.rdma.WorkCompletionException;
+import io.rdmareactive.rdma.spi.Endpoint;
+import io.rdmareactive.rdma.verbs.WorkCompletion;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A channel's completions, each handed to the part that posted its work request (by the tag in
+ * its id, whose format lives here beside its reader), and the one place that decides whether a
+ * failed one fails the channel and with what: a flush after a disconnect is the disconnect, one
+ * before the handshake is done is the handshake failing. Plain state driven from the channel's
+ * drain ({@link CompletionRing#drainTo}); it is the ring's handler itself, so that a completion
+ * allocates nothing.
+ */
+final class CompletionDispatcher implements CompletionRing.Handler {
+  /** Work request ids: a tag in bits 40-47, the buffer index below. */
+  static final long RECV = 1L << 40;
+  static final long DATA = 2L << 40;
+  static final long CREDIT = 3L << 40;
+  static final long KEEPALIVE = 4L << 40;
+  private static final long TAG = 0xFFL << 40;
+
+  private final ConnectionOperations channel;
+  private final Endpoint endpoint;
+  private final InboundReceiver receiver;
+  private final OutboundSender sender;
+  private final Keepalive keepalive;
+  private final ConnectionCounters counters;
+  private final ConnectionCloser closer;
+  // Drain state.
+  private boolean flushedBeforeStart;
+
+  CompletionDispatcher(ConnectionOperations channel, Endpoint endpoint, InboundReceiver receiver,
+      OutboundSender sender, Keepalive keepalive, ConnectionCounters counters, ConnectionCloser closer) {
+    this.channel = channel;
+    this.endpoint = endpoint;
+    this.receiver = receiver;
+    this.sender = sender;
+    this.keepalive = keepalive;
+    this.counters = counters;
+    this.closer = closer;
+  }
+
+  /**
+   * Whether a receive was flushed before the handshake was done: the QP went to ERROR, so
+   * nothing more may be posted, and if the handshake succeeds anyway the channel fails at start.
+   */
+  boolean flushedBeforeStart() {
+    return flushedBeforeStart;
+  }
+
+  @Override
+  public void onCompletion(long wrId, WorkCompletion.Status status, int byteLength, boolean hasImmediate,
+      int immediateData, @Nullable WorkCompletion failed) {
+    long tag = wrId & TAG;
+    int index = (int) wrId;
+    boolean success = status == WorkCompletion.Status.SUCCESS;
+    // A flush before the handshake is done is the handshake failing, and establish() says why: on a
+    // REJECTED or CONNECT_ERROR librdmacm moves the QP to ERROR inside rdma_get_cm_event, so these
+    // flushes can overtake the event. Disconnecting on them would fail establish() with our own
+    // RESET before the CM's REFUSED/UNREACHABLE reaches it.
+    boolean earlyFlush = status == WorkCompletion.Status.WR_FLUSH_ERR && !channel.started();
+    if (!success && !earlyFlush && !closer.disconnected() && !channel.peerDisconnected()) {
+      counters.completionError(); // flushes after a disconnect are the disconnect, not errors
+    }
+    if (tag == RECV) {
+      if (!success) {
+        receiver.failed(index);
+        if (earlyFlush) {
+          flushedBeforeStart = true; // the handshake's outcome decides; startLocked if it succeeds anyway
+        } else if (!closer.disconnected() && channel.failure() == null && !channel.peerDisconnected()) {
+          channel.fail(status == WorkCompletion.Status.WR_FLUSH_ERR
+              ? completionFailure("the queue pair went to the error state", null)
+              : completionFailure("a receive failed", new WorkCompletionException(failedRecord(failed, wrId, status))));
+        }
+        return;
+      }
+      keepalive.sign();
+      receiver.received(index, byteLength, hasImmediate, immediateData);
+      return;
+    }
+    sender.sendCompleted(tag == DATA, index, success);
+    if (tag == KEEPALIVE) {
+      keepalive.probeCompleted();
+    } else if (success) {
+      keepalive.sign(); // the peer acknowledged it
+    }
+    if (!success) {
+      if (status == WorkCompletion.Status.RNR_RETRY_EXC_ERR) {
+        counters.receiverNotReady();
+      }
+      // A send failing because the peer just disconnected is the disconnect, not a fault.
+      if (!closer.disconnected() && channel.failure() == null && !channel.peerDisconnected()) {
+        channel.fail(completionFailure(tag == KEEPALIVE
+            ? "the peer did not acknowledge a keepalive (it or the path to it is gone)"
+            : "a send failed (the peer is gone or stopped receiving)",
+            new WorkCompletionException(failedRecord(failed, wrId, status))));
+      }
+    }
+    sender.acknowledge();
+  }
+
+  /** A failed work request's failure: the fault the provider knows behind it, else a RESET saying {@code what}. */
+  private ConnectionException completionFailure(String what, @Nullable WorkCompletionException cause) {
+    ConnectionException fault = endpoint.faultBehind(cause);
+    return fault != null ? fault : ConnectionOperations.reset(what, cause);
+  }
+
+  private static WorkCompletion failedRecord(@Nullable WorkCompletion failed, long wrId, WorkCompletion.Status status) {
+    return failed != null ? failed
+        : new WorkCompletion(wrId, status, WorkCompletion.Opcode.UNKNOWN, 0, 0, 0, false, 0, 0);
+  }
+}

@@ -62,7 +62,7 @@ final class CompletionDispatcher implements CompletionRing.Handler {
     // flushes can overtake the event. Disconnecting on them would fail establish() with our own
     // RESET before the CM's REFUSED/UNREACHABLE reaches it.
     boolean earlyFlush = status == WorkCompletion.Status.WR_FLUSH_ERR && !channel.started();
-    if (!success && !earlyFlush && !closer.disconnected() && !channel.peerDisconnected()) {
+    if (!success && !earlyFlush && up()) {
       counters.completionError(); // flushes after a disconnect are the disconnect, not errors
     }
     if (tag == RECV) {
@@ -70,7 +70,7 @@ final class CompletionDispatcher implements CompletionRing.Handler {
         receiver.failed(index);
         if (earlyFlush) {
           flushedBeforeStart = true; // the handshake's outcome decides; startLocked if it succeeds anyway
-        } else if (!closer.disconnected() && channel.failure() == null && !channel.peerDisconnected()) {
+        } else if (up() && channel.failure() == null) {
           channel.fail(status == WorkCompletion.Status.WR_FLUSH_ERR
               ? completionFailure("the queue pair went to the error state", null)
               : completionFailure("a receive failed", new WorkCompletionException(failedRecord(failed, wrId, status))));
@@ -92,7 +92,7 @@ final class CompletionDispatcher implements CompletionRing.Handler {
         counters.receiverNotReady();
       }
       // A send failing because the peer just disconnected is the disconnect, not a fault.
-      if (!closer.disconnected() && channel.failure() == null && !channel.peerDisconnected()) {
+      if (up() && channel.failure() == null) {
         channel.fail(completionFailure(tag == KEEPALIVE
             ? "the peer did not acknowledge a keepalive (it or the path to it is gone)"
             : "a send failed (the peer is gone or stopped receiving)",
@@ -100,6 +100,11 @@ final class CompletionDispatcher implements CompletionRing.Handler {
       }
     }
     sender.acknowledge();
+  }
+
+  /** Neither end has disconnected: a failure now is news, not the disconnect's flush. */
+  private boolean up() {
+    return !closer.disconnected() && !channel.peerDisconnected();
   }
 
   /** A failed work request's failure: the fault the provider knows behind it, else a RESET saying {@code what}. */

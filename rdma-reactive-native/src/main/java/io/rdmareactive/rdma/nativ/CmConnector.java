@@ -98,21 +98,15 @@ final class CmConnector {
         throw RdmaCm.failure("rdma_create_id");
       }
       ep = new CmEndpoint(out.get(ADDRESS, 0), "active endpoint to " + address);
-      loop.register(ep, null);
+      // Pending before registered: a loop closing in between fails it through fail(), which
+      // destroys the id and completes the future, as for any later failure.
       connecting.put(ep.idAddress(), new PendingConnect(ep, qp, privateData, deadline, handler, future));
+      loop.register(ep, null);
       ep.resolveAddress(address, RESOLVE_TIMEOUT_MILLIS);
     } catch (Throwable t) {
-      if (ep != null && connecting.containsKey(ep.idAddress())) {
+      if (ep != null) {
         fail(ep.idAddress(), t);
       } else {
-        // The loop closed between ensureOpen and register: the id is ours alone to destroy.
-        if (ep != null) {
-          try {
-            ep.close();
-          } catch (RuntimeException e) {
-            t.addSuppressed(e);
-          }
-        }
         future.completeExceptionally(t);
       }
     }

@@ -130,7 +130,8 @@ final class ConnectionCloser {
     if (f != null) {
       sendError = f;
       receiver.fail(f);
-    } else if (peerGone && !local) {
+    } else if (peerGone && (!local || outstanding > 0)) {
+      // Also while a local dispose waits on its sends: the peer's disconnect ended that wait, not the timeout.
       sendError = ConnectionOperations.reset("the peer disconnected", null);
     } else if (outstanding > 0) {
       sendError = new ConnectionException(ConnectionException.Reason.TIMED_OUT, channel + " was disposed with "

@@ -3,9 +3,12 @@ package io.rdmareactive.rdma.transport;
 import io.rdmareactive.rdma.ConnectionException;
 import java.net.InetSocketAddress;
 import org.jspecify.annotations.Nullable;
-import reactor.netty.transport.AddressUtils;
 
-/** The one place host strings become socket addresses (Reactor Netty's AddressUtils underneath). */
+/**
+ * The one place host strings become socket addresses. The JDK's resolver: an IP literal is parsed
+ * without DNS, a name is looked up (core needs nothing of Reactor Netty for this, so it does not
+ * bring Netty onto a user's classpath).
+ */
 final class Addresses {
   private Addresses() {}
 
@@ -19,8 +22,8 @@ final class Addresses {
   static InetSocketAddress resolve(String host, int port) {
     InetSocketAddress a;
     try {
-      a = AddressUtils.createResolved(host, port);
-    } catch (RuntimeException e) {
+      a = new InetSocketAddress(host, port);
+    } catch (RuntimeException e) { // SecurityException, or IllegalArgumentException for a bad host string
       throw unresolved(host, e);
     }
     if (a.isUnresolved()) {

@@ -328,6 +328,37 @@ final class Report {
     chart(dir.resolve("results.png"));
   }
 
+  /**
+   * Publishes a run: {@code Report RUN_DIR DOCS_DIR} (scripts/benchmark, on the host after the
+   * VM) makes the run's {@code results.md} the current results file {@code DOCS_DIR/results.md},
+   * which the documents link to instead of quoting figures, and moves the file it replaces, a
+   * dated run, to the top of {@code DOCS_DIR/history.md}. Quick and incomplete runs are not
+   * published: they would replace a full run's figures with fewer.
+   */
+  public static void main(String[] args) throws IOException {
+    Path run = Path.of(args[0]).resolve("results.md");
+    Path docs = Path.of(args[1]);
+    String results = Files.readString(run);
+    String first = results.lines().findFirst().orElse("");
+    if (!first.contains("full run") || first.contains("INCOMPLETE") || first.contains("a phase failed")) {
+      System.out.println("Report: not published (not a complete full run): " + first);
+      return;
+    }
+    Path current = docs.resolve("results.md");
+    Path history = docs.resolve("history.md");
+    if (Files.exists(current)) {
+      String old = Files.readString(current);
+      String title = "# Benchmark history\n\nEarlier runs of `scripts/benchmark`, newest first, each as its report wrote it."
+          + " The current run is [results.md](results.md).\n";
+      String past = Files.exists(history) ? Files.readString(history).substring(title.length()) : "";
+      Files.writeString(history, title + "\n" + old.replaceFirst("(?s)^# Current benchmark results\n\n", "## ")
+          .replaceFirst("(?m)^<!-- written by .* -->\n", "") + past);
+    }
+    Files.writeString(current, "# Current benchmark results\n\n<!-- written by scripts/benchmark (Report), do not edit -->\n"
+        + results);
+    System.out.println("Report: published " + run + " as " + current + "; the run it replaces moved to " + history);
+  }
+
   private void chart(Path png) throws IOException {
     Map<String, Map<String, Double>> bySystem = new LinkedHashMap<>();
     List<String> metrics = new ArrayList<>();

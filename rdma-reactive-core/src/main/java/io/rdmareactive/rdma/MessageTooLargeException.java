@@ -4,6 +4,7 @@ package io.rdmareactive.rdma;
 public class MessageTooLargeException extends RdmaException {
   private static final long serialVersionUID = 1L;
 
+  /** A message of {@code size} bytes against the {@code maximum} accepted. */
   public MessageTooLargeException(long size, long maximum) {
     super("message of " + size + " bytes exceeds the maximum of " + maximum + " bytes");
   }

@@ -16,6 +16,7 @@ public class NativeCallException extends RdmaException {
   private final String function;
   private final int errno;
 
+  /** With the failing C function, its errno and errno text, and what was wrong (may be empty); use {@link #of} for the specific subtype. */
   protected NativeCallException(String function, int errno, String errnoText, String detail) {
     super(function + " failed: " + errnoText + " (errno " + errno + ")" + (detail.isEmpty() ? "" : ": " + detail));
     this.function = function;

@@ -11,6 +11,7 @@ import java.net.InetSocketAddress;
 public final class ProtocolViolationException extends ConnectionException {
   private final InetSocketAddress peer;
 
+  /** The peer at {@code peer} broke the protocol as {@code violation} says; the reason is {@link Reason#RESET}. */
   public ProtocolViolationException(InetSocketAddress peer, String violation) {
     super(Reason.RESET, "the peer at " + peer + " broke the protocol: " + violation, null);
     this.peer = peer;

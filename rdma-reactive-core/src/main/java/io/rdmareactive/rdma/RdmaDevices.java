@@ -43,6 +43,7 @@ public final class RdmaDevices {
     return select(selection);
   }
 
+  /** The devices of the process-wide provider (see {@link #provider()}). */
   public static List<DeviceInfo> list() {
     return provider().devices();
   }

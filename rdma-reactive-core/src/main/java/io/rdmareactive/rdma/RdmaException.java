@@ -6,10 +6,12 @@ import org.jspecify.annotations.Nullable;
 public class RdmaException extends RuntimeException {
   private static final long serialVersionUID = 1L;
 
+  /** With a message saying what failed. */
   public RdmaException(String message) {
     super(message);
   }
 
+  /** With a message saying what failed, and its cause (may be null). */
   public RdmaException(String message, @Nullable Throwable cause) {
     super(message, cause);
   }

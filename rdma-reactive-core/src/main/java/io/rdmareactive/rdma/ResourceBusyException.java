@@ -4,6 +4,7 @@ package io.rdmareactive.rdma;
 public class ResourceBusyException extends NativeCallException {
   private static final long serialVersionUID = 1L;
 
+  /** With the failing C function, its errno and errno text, and what was wrong (may be empty). */
   public ResourceBusyException(String function, int errno, String errnoText, String detail) {
     super(function, errno, errnoText, detail);
   }

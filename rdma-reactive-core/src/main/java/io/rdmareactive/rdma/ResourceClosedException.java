@@ -4,6 +4,7 @@ package io.rdmareactive.rdma;
 public class ResourceClosedException extends IllegalStateException {
   private static final long serialVersionUID = 1L;
 
+  /** Names the closed object ({@code what} is closed). */
   public ResourceClosedException(String what) {
     super(what + " is closed");
   }

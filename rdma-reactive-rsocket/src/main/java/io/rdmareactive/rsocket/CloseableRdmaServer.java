@@ -22,6 +22,7 @@ public final class CloseableRdmaServer implements Closeable {
     return server.address();
   }
 
+  /** The port listened on (the actual one when port 0 was asked for). */
   public int port() {
     return server.port();
   }

@@ -24,6 +24,7 @@ public abstract class AbstractEndpoint extends AbstractRdmaResource implements E
   protected final boolean activeSide;
   /** The peer's address (active side), or the listener's (passive side). */
   protected final InetSocketAddress address;
+  /** What the endpoint was created with. */
   protected final EndpointOptions options;
   /** Completes when the connection is gone; see {@link Endpoint#onDisconnect()}. */
   protected final Sinks.Empty<Void> onDisconnect = Sinks.empty();
@@ -51,6 +52,7 @@ public abstract class AbstractEndpoint extends AbstractRdmaResource implements E
   /** Creates a connection's queue pair, on the endpoint's PD with its CQ for both work queues, in INIT. */
   @FunctionalInterface
   protected interface QueuePairFactory {
+    /** Creates the queue pair on {@code pd}, with {@code cq} for both work queues. */
     QueuePair create(ProtectionDomain pd, CompletionQueue cq);
   }
 

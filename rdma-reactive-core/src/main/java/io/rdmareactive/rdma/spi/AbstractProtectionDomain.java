@@ -19,6 +19,7 @@ import org.jspecify.annotations.Nullable;
  * {@link AbstractMemoryRegion#checkRegistration} before the provider's part runs.
  */
 public abstract class AbstractProtectionDomain extends AbstractRdmaResource implements ProtectionDomain {
+  /** A PD described as {@code description} in errors, a dependant of {@code parent} (its context) when there is one. */
   protected AbstractProtectionDomain(String description, @Nullable AbstractRdmaResource parent) {
     super(description, parent);
   }

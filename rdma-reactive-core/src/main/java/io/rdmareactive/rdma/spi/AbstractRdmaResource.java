@@ -57,6 +57,7 @@ public abstract class AbstractRdmaResource implements RdmaResource {
     return dependants;
   }
 
+  /** Throws {@link ResourceClosedException} once this object is closed. */
   public final void ensureOpen() {
     if (closed) {
       throw new ResourceClosedException(description);

@@ -22,12 +22,16 @@ import reactor.core.publisher.Mono;
  * closed first. Closing an established endpoint disconnects it first.
  */
 public interface Endpoint extends RdmaResource {
+  /** The device context the endpoint is on. */
   RdmaContext context();
 
+  /** The protection domain its queue pair and memory belong to. */
   ProtectionDomain protectionDomain();
 
+  /** Its reliable-connected queue pair. */
   QueuePair queuePair();
 
+  /** The completion queue of both its work queues. */
   CompletionQueue completionQueue();
 
   /**

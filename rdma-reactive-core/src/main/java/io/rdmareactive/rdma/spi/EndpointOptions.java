@@ -31,6 +31,7 @@ public record EndpointOptions(int sendQueueDepth, int receiveQueueDepth, int max
   /** RNR retries by default: the most that is finite (7 would be infinite). */
   public static final int DEFAULT_RNR_RETRY = 6;
 
+  /** Checks the depths, the inline size, the private data and the retry counts. */
   public EndpointOptions {
     if (sendQueueDepth < 1 || receiveQueueDepth < 1) {
       throw new IllegalArgumentException("queue depths must be >= 1, were " + sendQueueDepth + "/" + receiveQueueDepth);

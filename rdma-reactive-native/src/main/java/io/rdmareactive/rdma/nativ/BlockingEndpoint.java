@@ -142,6 +142,7 @@ public final class BlockingEndpoint implements AutoCloseable {
     return cm.peerPrivateData();
   }
 
+  /** The local queue pair number of this endpoint (for logs and checks against the peer). */
   public int queuePairNumber() {
     return cm.queuePairNumber();
   }

@@ -19,6 +19,7 @@ import java.util.List;
 public final class NativeProvider implements RdmaProvider {
   static final String NAME = "native";
 
+  /** For ServiceLoader, which finds the provider through META-INF/services. */
   public NativeProvider() {}
 
   @Override

@@ -59,6 +59,7 @@ public class RdmaRSocketServerFactory implements RSocketServerFactory {
     this.customizers.addAll(customizers);
   }
 
+  /** Adds customizers, applied to the RSocketServer in the order given, after those set before. */
   public void addServerCustomizers(RSocketServerCustomizer... customizers) {
     this.customizers.addAll(Arrays.asList(customizers));
   }

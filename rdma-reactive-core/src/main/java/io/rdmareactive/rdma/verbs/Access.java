@@ -4,7 +4,14 @@ import java.util.Set;
 
 /** Memory access rights (enum ibv_access_flags). */
 public enum Access {
-  LOCAL_WRITE(1), REMOTE_WRITE(2), REMOTE_READ(4), REMOTE_ATOMIC(8);
+  /** IBV_ACCESS_LOCAL_WRITE: the device may write the memory (needed for receives and RDMA READ targets). */
+  LOCAL_WRITE(1),
+  /** IBV_ACCESS_REMOTE_WRITE: peers may RDMA WRITE into it. */
+  REMOTE_WRITE(2),
+  /** IBV_ACCESS_REMOTE_READ: peers may RDMA READ it. */
+  REMOTE_READ(4),
+  /** IBV_ACCESS_REMOTE_ATOMIC: peers may run atomic operations on it. */
+  REMOTE_ATOMIC(8);
 
   private final int bit;
 
@@ -12,10 +19,12 @@ public enum Access {
     this.bit = bit;
   }
 
+  /** The flag's bit in {@code ibv_access_flags}. */
   public int bit() {
     return bit;
   }
 
+  /** The {@code ibv_access_flags} mask of {@code access}. */
   public static int mask(Set<Access> access) {
     int m = 0;
     for (Access a : access) {

@@ -13,6 +13,7 @@ import org.jspecify.annotations.Nullable;
  * call {@link CompletionQueue#completions()} instead.
  */
 public interface CompletionChannel extends RdmaResource {
+  /** The device context the channel belongs to. */
   RdmaContext context();
 
   /**

@@ -9,11 +9,13 @@ import reactor.core.publisher.Flux;
  * {@link #requestNotification} and {@link #acknowledgeEvents} are the raw verbs beneath it.
  */
 public interface CompletionQueue extends RdmaResource {
+  /** The device context the CQ belongs to. */
   RdmaContext context();
 
   /** Actual depth (the provider may round the requested one up). */
   int depth();
 
+  /** The completion channel its events go to; null when it has none (busy-poll only). */
   @Nullable CompletionChannel channel();
 
   /**
@@ -38,6 +40,7 @@ public interface CompletionQueue extends RdmaResource {
     return completions(CompletionStreamOptions.defaults());
   }
 
+  /** The completions of this CQ as a backpressured stream, waiting as {@code options} say. */
   default Flux<WorkCompletion> completions(CompletionStreamOptions options) {
     return CompletionStreams.completions(this, options);
   }

@@ -9,6 +9,7 @@ import org.jspecify.annotations.Nullable;
  * queue slot until its completion is polled (see {@link QueuePair}), the CQ cannot overflow.
  */
 public record CompletionQueueOptions(int depth, @Nullable CompletionChannel channel, int vector) {
+  /** Checks that the depth is at least 1 and the vector not negative. */
   public CompletionQueueOptions {
     if (depth < 1) {
       throw new IllegalArgumentException("CQ depth must be >= 1, was " + depth);
@@ -18,14 +19,17 @@ public record CompletionQueueOptions(int depth, @Nullable CompletionChannel chan
     }
   }
 
+  /** A CQ of {@code depth} entries, without a channel, on vector 0. */
   public static CompletionQueueOptions of(int depth) {
     return new CompletionQueueOptions(depth, null, 0);
   }
 
+  /** A copy whose events go to {@code channel} (null: none). */
   public CompletionQueueOptions withChannel(@Nullable CompletionChannel channel) {
     return new CompletionQueueOptions(depth, channel, vector);
   }
 
+  /** A copy on completion vector {@code vector} (the device's interrupt line). */
   public CompletionQueueOptions withVector(int vector) {
     return new CompletionQueueOptions(depth, channel, vector);
   }

@@ -12,6 +12,7 @@ import reactor.core.publisher.Flux;
  */
 public interface ProtectionDomain extends RdmaResource {
 
+  /** The device context the PD belongs to. */
   RdmaContext context();
 
   /**
@@ -21,22 +22,27 @@ public interface ProtectionDomain extends RdmaResource {
    */
   MemoryRegion registerMemory(MemorySegment segment, Set<Access> access);
 
+  /** Creates a queue pair (ibv_create_qp), in RESET; its depths are reserved on its CQs. */
   QueuePair createQueuePair(QueuePairOptions options);
 
+  /** Creates a shared receive queue (ibv_create_srq). */
   SharedReceiveQueue createSharedReceiveQueue(SharedReceiveQueueOptions options);
 
   /** A parent domain over this PD and {@code threadDomain} (ibv_alloc_parent_domain). */
   ParentDomain allocateParentDomain(ThreadDomain threadDomain);
 
+  /** Registers {@code segment} on subscription, deregisters it when {@code body}'s publisher terminates or is cancelled. */
   default <T> Flux<T> withMemoryRegion(MemorySegment segment, Set<Access> access,
       Function<? super MemoryRegion, ? extends Publisher<T>> body) {
     return Flux.using(() -> registerMemory(segment, access), body, MemoryRegion::close);
   }
 
+  /** Creates a queue pair on subscription, destroys it when {@code body}'s publisher terminates or is cancelled. */
   default <T> Flux<T> withQueuePair(QueuePairOptions options, Function<? super QueuePair, ? extends Publisher<T>> body) {
     return Flux.using(() -> createQueuePair(options), body, QueuePair::close);
   }
 
+  /** Allocates a parent domain on subscription, frees it when {@code body}'s publisher terminates or is cancelled. */
   default <T> Flux<T> withParentDomain(ThreadDomain threadDomain, Function<? super ParentDomain, ? extends Publisher<T>> body) {
     return Flux.using(() -> allocateParentDomain(threadDomain), body, ParentDomain::close);
   }

@@ -12,10 +12,13 @@ package io.rdmareactive.rdma.verbs;
  * creation, see {@link CompletionQueueOptions}), the CQ cannot overflow.
  */
 public interface QueuePair extends RdmaResource {
+  /** The queue pair number peers address it by. */
   int qpNumber();
 
+  /** Its transport type. */
   QueuePairType type();
 
+  /** Its current state (ibv_query_qp). */
   QueuePairState state();
 
   /** What a peer needs to connect to this QP (port 1 / {@code gidIndex}). */

@@ -2,7 +2,16 @@ package io.rdmareactive.rdma.verbs;
 
 /** Transport types (enum ibv_qp_type) the library supports. */
 public enum QueuePairType {
-  RC(2), UC(3), UD(4), XRC_SEND(9), XRC_RECV(10);
+  /** IBV_QPT_RC: reliable connected. */
+  RC(2),
+  /** IBV_QPT_UC: unreliable connected. */
+  UC(3),
+  /** IBV_QPT_UD: unreliable datagram. */
+  UD(4),
+  /** IBV_QPT_XRC_SEND: the sending side of an XRC connection, which targets SRQs of an XRC domain. */
+  XRC_SEND(9),
+  /** IBV_QPT_XRC_RECV: the receiving side of an XRC connection. */
+  XRC_RECV(10);
 
   private final int code;
 
@@ -10,6 +19,7 @@ public enum QueuePairType {
     this.code = code;
   }
 
+  /** The {@code ibv_qp_type} value. */
   public int code() {
     return code;
   }

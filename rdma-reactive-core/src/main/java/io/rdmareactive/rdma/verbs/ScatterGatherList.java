@@ -7,6 +7,7 @@ public final class ScatterGatherList {
   private final int[] keys;
   private int count;
 
+  /** A list with room for {@code capacity} entries (at least 1). */
   public ScatterGatherList(int capacity) {
     if (capacity < 1) {
       throw new IllegalArgumentException("capacity must be >= 1");
@@ -16,14 +17,17 @@ public final class ScatterGatherList {
     keys = new int[capacity];
   }
 
+  /** How many entries it can hold. */
   public int capacity() {
     return addresses.length;
   }
 
+  /** How many entries it holds. */
   public int count() {
     return count;
   }
 
+  /** Removes every entry. */
   public ScatterGatherList clear() {
     count = 0;
     return this;
@@ -50,14 +54,17 @@ public final class ScatterGatherList {
     return this;
   }
 
+  /** The address of entry {@code i}. */
   public long address(int i) {
     return addresses[check(i)];
   }
 
+  /** The length in bytes of entry {@code i}. */
   public int length(int i) {
     return lengths[check(i)];
   }
 
+  /** The local key of entry {@code i}'s memory region. */
   public int localKey(int i) {
     return keys[check(i)];
   }

@@ -8,17 +8,30 @@ package io.rdmareactive.rdma.verbs;
 public final class SendRequest {
 
   /** enum ibv_wr_opcode values this library posts. */
-  public enum Opcode { RDMA_WRITE(0), RDMA_WRITE_WITH_IMM(1), SEND(2), SEND_WITH_IMM(3), RDMA_READ(4);
+  public enum Opcode {
+    /** IBV_WR_RDMA_WRITE: writes into the peer's memory; the peer sees no completion. */
+    RDMA_WRITE(0),
+    /** IBV_WR_RDMA_WRITE_WITH_IMM: writes into the peer's memory and consumes one of its receives, which carries the immediate data. */
+    RDMA_WRITE_WITH_IMM(1),
+    /** IBV_WR_SEND: a message into the peer's next posted receive. */
+    SEND(2),
+    /** IBV_WR_SEND_WITH_IMM: a SEND that also carries 32 bits of immediate data. */
+    SEND_WITH_IMM(3),
+    /** IBV_WR_RDMA_READ: reads the peer's memory into local buffers. */
+    RDMA_READ(4);
     private final int code;
     Opcode(int code) {
       this.code = code;
     }
+    /** The {@code ibv_wr_opcode} value. */
     public int code() {
       return code;
     }
+    /** Whether the request carries immediate data. */
     public boolean hasImmediate() {
       return this == RDMA_WRITE_WITH_IMM || this == SEND_WITH_IMM;
     }
+    /** Whether the request names remote memory (RDMA WRITE or READ). */
     public boolean isRdma() {
       return this == RDMA_WRITE || this == RDMA_WRITE_WITH_IMM || this == RDMA_READ;
     }
@@ -36,10 +49,12 @@ public final class SendRequest {
   private int remoteSrqNumber;
   private final ScatterGatherList sgl;
 
+  /** A request with room for {@code maxScatterGather} scatter/gather entries. */
   public SendRequest(int maxScatterGather) {
     sgl = new ScatterGatherList(maxScatterGather);
   }
 
+  /** A request with room for one scatter/gather entry. */
   public SendRequest() {
     this(1);
   }
@@ -59,6 +74,7 @@ public final class SendRequest {
     return reset(wrId, Opcode.RDMA_READ).gather(region, offset, length).remote(remoteAddress, rkey);
   }
 
+  /** Starts over: a signaled request of {@code opcode} with id {@code wrId}, no immediate data, no remote memory, no entries. */
   public SendRequest reset(long wrId, Opcode opcode) {
     this.wrId = wrId;
     this.opcode = opcode;
@@ -71,22 +87,26 @@ public final class SendRequest {
     return this;
   }
 
+  /** Appends a gather entry: {@code length} bytes at {@code offset} of {@code region}. */
   public SendRequest gather(MemoryRegion region, long offset, int length) {
     sgl.add(region, offset, length);
     return this;
   }
 
+  /** The remote memory of an RDMA operation: its address and the key the peer registered it with. */
   public SendRequest remote(long address, int rkey) {
     this.remoteAddress = address;
     this.remoteKey = rkey;
     return this;
   }
 
+  /** The 32 bits of immediate data of a *_WITH_IMM request. */
   public SendRequest immediate(int immediateData) {
     this.immediateData = immediateData;
     return this;
   }
 
+  /** Replaces the send flags ({@link #SIGNALED}, {@link #INLINE}, {@link #SOLICITED}, {@link #FENCE}). */
   public SendRequest flags(int flags) {
     this.flags = flags;
     return this;
@@ -98,48 +118,59 @@ public final class SendRequest {
     return this;
   }
 
+  /** Sets the operation. */
   public SendRequest opcode(Opcode opcode) {
     this.opcode = opcode;
     return this;
   }
 
+  /** Sets the work request id its completion will carry. */
   public SendRequest wrId(long wrId) {
     this.wrId = wrId;
     return this;
   }
 
+  /** The work request id its completion will carry. */
   public long wrId() {
     return wrId;
   }
 
+  /** The operation. */
   public Opcode opcode() {
     return opcode;
   }
 
+  /** The send flags. */
   public int flags() {
     return flags;
   }
 
+  /** Whether a successful completion is reported ({@link #SIGNALED}). */
   public boolean isSignaled() {
     return (flags & SIGNALED) != 0;
   }
 
+  /** The immediate data (meaningful for *_WITH_IMM). */
   public int immediateData() {
     return immediateData;
   }
 
+  /** The remote address of an RDMA operation. */
   public long remoteAddress() {
     return remoteAddress;
   }
 
+  /** The remote key of an RDMA operation. */
   public int remoteKey() {
     return remoteKey;
   }
 
+  /** The XRC SRQ number a send on an XRC_SEND QP targets. */
   public int remoteSrqNumber() {
     return remoteSrqNumber;
   }
 
+  /** The local buffers, in order. */
   public ScatterGatherList scatterGather() {
     return sgl;
   }

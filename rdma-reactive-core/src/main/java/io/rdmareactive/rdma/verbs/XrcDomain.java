@@ -6,6 +6,7 @@ package io.rdmareactive.rdma.verbs;
  * while SRQs or QPs use it.
  */
 public interface XrcDomain extends RdmaResource {
+  /** The device context the domain belongs to. */
   RdmaContext context();
 
   /** An XRC SRQ (create_srq_ex with IBV_SRQT_XRC); its {@link SharedReceiveQueue#srqNumber()} is what senders target. */

@@ -11,6 +11,7 @@ import org.jspecify.annotations.Nullable;
  */
 public record XrcDomainOptions(@Nullable Path file, boolean create, boolean exclusive) {
 
+  /** Checks that {@code exclusive} comes with {@code create}, and that a private domain (no file) is created. */
   public XrcDomainOptions {
     if (exclusive && !create) {
       throw new IllegalArgumentException("exclusive needs create (O_EXCL is only meaningful with O_CREAT)");

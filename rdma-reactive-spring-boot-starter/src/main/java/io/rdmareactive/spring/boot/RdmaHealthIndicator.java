@@ -19,6 +19,7 @@ public class RdmaHealthIndicator extends AbstractHealthIndicator {
   private final @Nullable String device;
   private final @Nullable RdmaServerLifecycle server;
 
+  /** Reports on {@code device} of {@code provider} (null: its first device) and, when there is one, whether {@code server} is bound. */
   public RdmaHealthIndicator(RdmaProvider provider, @Nullable String device, @Nullable RdmaServerLifecycle server) {
     super("RDMA health check failed");
     this.provider = provider;

@@ -9,5 +9,6 @@ import io.rdmareactive.rdma.transport.RdmaServer;
  */
 @FunctionalInterface
 public interface RdmaServerCustomizer {
+  /** Returns the builder to bind: {@code server} with changes (builders are immutable, so return what the changes gave). */
   RdmaServer customize(RdmaServer server);
 }

@@ -33,6 +33,7 @@ public class RdmaServerLifecycle implements SmartLifecycle, ApplicationContextAw
   private @Nullable ApplicationContext context;
   private volatile @Nullable DisposableRdmaServer bound;
 
+  /** Binds {@code server} when the context starts; on stop, disposes it, waiting up to {@code shutdownTimeout} for its connections to drain. */
   public RdmaServerLifecycle(RdmaServer server, Duration shutdownTimeout) {
     this.server = server;
     this.shutdownTimeout = shutdownTimeout;

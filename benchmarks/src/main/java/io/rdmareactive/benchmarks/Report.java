@@ -346,7 +346,8 @@ final class Report {
     }
     Path current = docs.resolve("results.md");
     Path history = docs.resolve("history.md");
-    if (Files.exists(current)) {
+    String marker = "<!-- written by scripts/benchmark (Report), do not edit -->";
+    if (Files.exists(current) && Files.readString(current).contains(marker)) { // else a placeholder, no run
       String old = Files.readString(current);
       String title = "# Benchmark history\n\nEarlier runs of `scripts/benchmark`, newest first, each as its report wrote it."
           + " The current run is [results.md](results.md).\n";
@@ -354,8 +355,7 @@ final class Report {
       Files.writeString(history, title + "\n" + old.replaceFirst("(?s)^# Current benchmark results\n\n", "## ")
           .replaceFirst("(?m)^<!-- written by .* -->\n", "") + past);
     }
-    Files.writeString(current, "# Current benchmark results\n\n<!-- written by scripts/benchmark (Report), do not edit -->\n"
-        + results);
+    Files.writeString(current, "# Current benchmark results\n\n" + marker + "\n" + results);
     System.out.println("Report: published " + run + " as " + current + "; the run it replaces moved to " + history);
   }
 

@@ -10,6 +10,7 @@ public interface DisposableRdmaServer extends Disposable {
   /** The address listened on, with the actual port when port 0 was asked for. */
   InetSocketAddress address();
 
+  /** The port listened on (the actual one when port 0 was asked for). */
   default int port() {
     return address().getPort();
   }

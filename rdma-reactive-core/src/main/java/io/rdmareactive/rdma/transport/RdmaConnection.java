@@ -6,8 +6,10 @@ import reactor.core.publisher.Mono;
 
 /** An established duplex messaging connection over one RC queue pair. */
 public interface RdmaConnection extends Disposable {
+  /** What the peer sends: the messages, as a Flux whose demand is this side's flow control. */
   RdmaInbound inbound();
 
+  /** What this side sends: each {@code send} completes once the peer's adapter acknowledged its messages. */
   RdmaOutbound outbound();
 
   /** The address connected to (client) or listened on (server). */

@@ -29,6 +29,7 @@ public interface RdmaMessage {
     return segment().toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
   }
 
+  /** The payload decoded with {@code charset} (a copy). */
   default String toString(Charset charset) {
     return new String(toByteArray(), charset);
   }

@@ -37,14 +37,17 @@ public final class RdmaClient {
     return new RdmaClient(TransportConfig.defaults("localhost"), c -> {}, c -> {});
   }
 
+  /** The server's host name or IP address (resolved when connecting; default {@code localhost}). */
   public RdmaClient host(String host) {
     return new RdmaClient(config.withHost(Objects.requireNonNull(host, "host")), onConnected, onDisconnected);
   }
 
+  /** The server's port. */
   public RdmaClient port(int port) {
     return new RdmaClient(config.withPort(port), onConnected, onDisconnected);
   }
 
+  /** Sets {@code option}; an invalid value fails here, naming the option and its range (see docs/options.md). */
   public <T> RdmaClient option(RdmaOption<T> option, T value) {
     return new RdmaClient(config.with(option, value), onConnected, onDisconnected);
   }
@@ -146,6 +149,7 @@ public final class RdmaClient {
     return connectNow(config.connectTimeout().plusSeconds(5));
   }
 
+  /** {@link #connect()}, waiting up to {@code timeout}. Blocks. */
   public RdmaConnection connectNow(Duration timeout) {
     return Objects.requireNonNull(connect().block(timeout), "connect completed empty");
   }

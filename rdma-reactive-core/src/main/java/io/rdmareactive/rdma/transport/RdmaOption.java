@@ -108,10 +108,12 @@ public final class RdmaOption<T> {
     this.defaultValue = defaultValue;
   }
 
+  /** The option's name, as in {@code RdmaOption.NAME}. */
   public String name() {
     return name;
   }
 
+  /** The value used when the option is not set. */
   public T defaultValue() {
     return defaultValue;
   }

@@ -61,6 +61,7 @@ public final class RdmaServer {
     return new RdmaServer(TransportConfig.defaults("0.0.0.0"), (in, out) -> Mono.never(), c -> {}, c -> {});
   }
 
+  /** The address to listen on: an RDMA device's IP address, or {@code 0.0.0.0} (the default) for all. */
   public RdmaServer host(String host) {
     return new RdmaServer(config.withHost(Objects.requireNonNull(host, "host")), handler, onConnection,
         onDisconnected);
@@ -71,6 +72,7 @@ public final class RdmaServer {
     return new RdmaServer(config.withPort(port), handler, onConnection, onDisconnected);
   }
 
+  /** Sets {@code option}; an invalid value fails here, naming the option and its range (see docs/options.md). */
   public <T> RdmaServer option(RdmaOption<T> option, T value) {
     return new RdmaServer(config.with(option, value), handler, onConnection, onDisconnected);
   }
@@ -119,6 +121,7 @@ public final class RdmaServer {
     return bindNow(Duration.ofSeconds(30));
   }
 
+  /** {@link #bind()}, waiting up to {@code timeout}. Blocks. */
   public DisposableRdmaServer bindNow(Duration timeout) {
     return Objects.requireNonNull(bind().block(timeout), "bind completed empty");
   }

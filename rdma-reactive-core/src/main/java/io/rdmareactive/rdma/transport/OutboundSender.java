@@ -168,6 +168,7 @@ final class OutboundSender {
           src.fail(new MessageTooLargeException(size, fragmenter.maxMessage()));
           continue;
         }
+        src.sendsPerItem = fragmenter.sendsFor(size);
         fragmenter.start(sendable, size);
       }
       if (!postChunks()) {
@@ -186,7 +187,13 @@ final class OutboundSender {
       return;
     }
     long capacity = raw ? buffers.freeSends() : Math.min(window.dataCapacity(), buffers.freeSends());
-    long want = capacity - (src.requested - src.polled) - (fragmenter.message() != null ? 1 : 0);
+    // Counted in SENDs, not items: an item of n fragments takes n credits. Items are asked for as
+    // many as the last one's size says the credits cover (one until one was seen, at least one
+    // when the sends allow any), so what waits here is about the credits' worth of bytes, not
+    // the credits times MAX_MESSAGE_SIZE that a peer granting and then withholding could pile up.
+    long sends = capacity - fragmenter.sendsLeft();
+    long items = sends <= 0 ? 0 : src.polled == 0 ? 1 : Math.max(1, sends / src.sendsPerItem);
+    long want = items - (src.requested - src.polled);
     if (want > 0) {
       creditStalled = false;
       src.requested += want;

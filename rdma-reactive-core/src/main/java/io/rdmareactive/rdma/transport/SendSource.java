@@ -40,6 +40,8 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
   long requested;
   long polled;
   long lastSequence;
+  /** SENDs the last item polled took: how many items the credits cover (drain state). */
+  long sendsPerItem = 1;
 
   SendSource(ConnectionOperations channel, @Nullable Publisher<?> publisher, @Nullable CoreSubscriber<? super Void> actual,
       Protocol.@Nullable Hello hello, int sendCount) {

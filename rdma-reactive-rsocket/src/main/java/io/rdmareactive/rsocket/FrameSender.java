@@ -5,6 +5,7 @@ import io.rdmareactive.rdma.transport.OutboundMessage;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.ByteBuffer;
+import java.util.IdentityHashMap;
 import java.util.Queue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -20,7 +21,8 @@ import reactor.util.concurrent.Queues;
  * The frames RSocket sends, as the one publisher given to {@code RdmaOutbound.send}: RSocket
  * pushes frames from any thread ({@code DuplexConnection.sendFrame} has no flow control), the
  * transport pulls them only as the peer grants credits and send buffers are free. The frames in
- * between wait here, at most {@code capacity} of them: {@link #offer} refuses more (the
+ * between wait here, at most {@code capacity} of them and {@code capacityBytes} bytes of them (a
+ * frame may be 16 MiB, so a count alone bounds nothing): {@link #offer} refuses more (the
  * connection then closes with an error) rather than queueing without bound. Each frame goes to the
  * transport as a {@link Frame}, an {@link OutboundMessage}: the transport copies the frame's bytes
  * straight into its registered send buffer when it posts it, and releases the frame then. (It
@@ -32,24 +34,32 @@ final class FrameSender implements Publisher<OutboundMessage>, Subscription {
   /** Multi-producer; bounded by {@link #queued}. */
   private final Queue<ByteBuf> queue = Queues.<ByteBuf>unboundedMultiproducer().get();
   private final AtomicInteger queued = new AtomicInteger();
+  private final AtomicLong queuedBytes = new AtomicLong();
   private final AtomicInteger wip = new AtomicInteger();
   private final AtomicLong requested = new AtomicLong();
   private final AtomicBoolean subscribed = new AtomicBoolean();
   private final int capacity;
+  private final long capacityBytes;
   private volatile @Nullable Subscriber<? super OutboundMessage> actual;
   private volatile boolean done;
   private volatile boolean cancelled;
   private boolean terminated;
   /**
-   * The send memory the last {@link Frame#copyTo} wrote to, and a buffer view of it that later
-   * copies reuse: the transport copies from its drain, one thread at a time, into the few
-   * registered regions of this connection, so one cached view spares two objects per fragment.
+   * A buffer view of each send buffer {@link Frame#copyTo} wrote to, which later copies reuse: the
+   * transport copies from its drain, one thread at a time, into the connection's own send
+   * buffers (a fixed set), so a cached view spares two objects per fragment.
    */
-  private @Nullable MemorySegment viewed;
-  private @Nullable ByteBuffer view;
+  private final IdentityHashMap<MemorySegment, ByteBuffer> views = new IdentityHashMap<>();
 
+  /** At most {@code capacity} frames and {@link RdmaDuplexConnection#MAX_PENDING_BYTES} bytes wait. */
   FrameSender(int capacity) {
+    this(capacity, RdmaDuplexConnection.MAX_PENDING_BYTES);
+  }
+
+  /** At most {@code capacity} frames and {@code capacityBytes} bytes wait (at least one frame, however large). */
+  FrameSender(int capacity, long capacityBytes) {
     this.capacity = capacity;
+    this.capacityBytes = capacityBytes;
   }
 
   /**
@@ -61,7 +71,15 @@ final class FrameSender implements Publisher<OutboundMessage>, Subscription {
       frame.release();
       return true;
     }
+    int size = frame.readableBytes();
     if (queued.incrementAndGet() > capacity) {
+      queued.decrementAndGet();
+      frame.release();
+      return false;
+    }
+    long bytes = queuedBytes.addAndGet(size);
+    if (bytes > capacityBytes && bytes > size) { // a lone frame goes whatever its size: MAX_MESSAGE_SIZE bounds it
+      queuedBytes.addAndGet(-size);
       queued.decrementAndGet();
       frame.release();
       return false;
@@ -80,6 +98,11 @@ final class FrameSender implements Publisher<OutboundMessage>, Subscription {
   /** Frames waiting for the transport. */
   int pending() {
     return queued.get();
+  }
+
+  /** Bytes of the frames waiting for the transport. */
+  long pendingBytes() {
+    return queuedBytes.get();
   }
 
   @Override
@@ -125,6 +148,7 @@ final class FrameSender implements Publisher<OutboundMessage>, Subscription {
             break;
           }
           queued.decrementAndGet();
+          queuedBytes.addAndGet(-frame.readableBytes());
           a.onNext(new Frame(this, frame)); // the transport owns the frame from here: it releases it
           e++;
         }
@@ -146,16 +170,15 @@ final class FrameSender implements Publisher<OutboundMessage>, Subscription {
     }
   }
 
-  /** {@code target}'s bytes {@code [offset, offset + n)} as a buffer (the drain's thread, see {@link #viewed}). */
+  /** {@code target}'s bytes {@code [offset, offset + n)} as a buffer (the drain's thread, see {@link #views}). */
   private ByteBuffer view(MemorySegment target, long offset, int n) {
-    ByteBuffer v = view;
-    if (target != viewed || v == null) {
+    ByteBuffer v = views.get(target);
+    if (v == null) {
       if (target.byteSize() > Integer.MAX_VALUE) {
         return target.asSlice(offset, n).asByteBuffer();
       }
       v = target.asByteBuffer();
-      view = v;
-      viewed = target;
+      views.put(target, v);
     }
     return v.limit((int) offset + n).position((int) offset);
   }
@@ -164,6 +187,7 @@ final class FrameSender implements Publisher<OutboundMessage>, Subscription {
     ByteBuf frame;
     while ((frame = queue.poll()) != null) {
       queued.decrementAndGet();
+      queuedBytes.addAndGet(-frame.readableBytes());
       frame.release();
     }
   }

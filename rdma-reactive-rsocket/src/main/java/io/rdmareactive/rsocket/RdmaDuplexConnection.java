@@ -10,7 +10,9 @@ import io.rsocket.DuplexConnection;
 import io.rsocket.RSocketErrorException;
 import io.rsocket.frame.ErrorFrameCodec;
 import java.net.SocketAddress;
+import java.time.Duration;
 import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
@@ -24,9 +26,18 @@ import reactor.util.Loggers;
  * RSocket as {@link SegmentByteBuf}s over the receive buffers, without a copy, released once
  * RSocket's {@code onNext} returned (it retains what it keeps); frames sent wait in
  * a bounded {@link FrameSender} until the transport has credits for them.
+ *
+ * <p>Neither a close nor what waits can be held by a peer that withholds its credits: the frames
+ * waiting are bounded in bytes ({@link #MAX_PENDING_BYTES}) as well as in number, and the ERROR
+ * frame a close sends waits at most {@link #ERROR_FRAME_DEADLINE} for a credit; the connection
+ * then closes without it.
  */
 final class RdmaDuplexConnection implements DuplexConnection {
   private static final Logger log = Loggers.getLogger(RdmaDuplexConnection.class);
+  /** Bytes of frames that may wait for credits per connection: four frames of RSocket's largest. */
+  static final long MAX_PENDING_BYTES = 64L << 20;
+  /** How long a close's ERROR frame may wait for a credit: the transport's default CLOSE_TIMEOUT. */
+  static final Duration ERROR_FRAME_DEADLINE = Duration.ofSeconds(5);
 
   private final String side;
   private final RdmaConnection connection;
@@ -48,9 +59,10 @@ final class RdmaDuplexConnection implements DuplexConnection {
   @Override
   public void sendFrame(int streamId, ByteBuf frame) {
     if (!sender.offer(frame)) {
-      fail(new IllegalStateException("RSocket over RDMA (" + side + "): " + maxPendingFrames
-          + " frames already wait for the peer's credits; closing the connection (raise"
-          + " maxPendingFrames, or let REQUEST_N bound what the peer asks for)"));
+      fail(new IllegalStateException("RSocket over RDMA (" + side + "): " + sender.pending() + " frames of "
+          + sender.pendingBytes() + " bytes already wait for the peer's credits (at most " + maxPendingFrames
+          + " frames and " + MAX_PENDING_BYTES + " bytes); closing the connection (raise maxPendingFrames,"
+          + " or let REQUEST_N bound what the peer asks for)"));
     }
   }
 
@@ -58,6 +70,13 @@ final class RdmaDuplexConnection implements DuplexConnection {
   public void sendErrorAndClose(RSocketErrorException e) {
     sender.offer(ErrorFrameCodec.encode(alloc, 0, e));
     sender.complete(); // the send completes once the error frame went out; then the connection closes
+    // ... unless the peer grants no credit for it: then it closes without the frame, at the deadline.
+    Disposable deadline = Mono.delay(ERROR_FRAME_DEADLINE).subscribe(x -> {
+      log.debug("rdma-reactive-rsocket: {}: the peer granted no credit for the ERROR frame of the close in {} ms;"
+          + " closing without it", this, ERROR_FRAME_DEADLINE.toMillis());
+      connection.dispose();
+    });
+    connection.onDispose().subscribe(null, x -> deadline.dispose(), deadline::dispose);
   }
 
   @Override

@@ -21,6 +21,11 @@ final class CompletionDispatcher implements CompletionRing.Handler {
   static final long CREDIT = 3L << 40;
   static final long KEEPALIVE = 4L << 40;
   private static final long TAG = 0xFFL << 40;
+  /**
+   * The length the ring carries for a successful receive that no SEND filled (an RDMA WRITE with
+   * immediate consumed it: the buffer holds nothing of the peer's, only what was there before).
+   */
+  static final int NOT_A_SEND = Integer.MIN_VALUE;
 
   private final ConnectionOperations channel;
   private final Endpoint endpoint;
@@ -29,11 +34,12 @@ final class CompletionDispatcher implements CompletionRing.Handler {
   private final Keepalive keepalive;
   private final ConnectionCounters counters;
   private final ConnectionCloser closer;
+  private final int bufferSize;
   // Drain state.
   private boolean flushedBeforeStart;
 
   CompletionDispatcher(ConnectionOperations channel, Endpoint endpoint, InboundReceiver receiver,
-      OutboundSender sender, Keepalive keepalive, ConnectionCounters counters, ConnectionCloser closer) {
+      OutboundSender sender, Keepalive keepalive, ConnectionCounters counters, ConnectionCloser closer, int bufferSize) {
     this.channel = channel;
     this.endpoint = endpoint;
     this.receiver = receiver;
@@ -41,6 +47,17 @@ final class CompletionDispatcher implements CompletionRing.Handler {
     this.keepalive = keepalive;
     this.counters = counters;
     this.closer = closer;
+    this.bufferSize = bufferSize;
+  }
+
+  /**
+   * The completion's length as the ring carries it: {@link #NOT_A_SEND} for a successful receive
+   * whose opcode is not RECV. The opcode is checked where the completion is read, so that the ring
+   * need not carry it.
+   */
+  static int checkedLength(long wrId, WorkCompletion.Status status, WorkCompletion.Opcode opcode, int byteLength) {
+    return (wrId & TAG) == RECV && status == WorkCompletion.Status.SUCCESS && opcode != WorkCompletion.Opcode.RECV
+        ? NOT_A_SEND : byteLength;
   }
 
   /**
@@ -75,6 +92,17 @@ final class CompletionDispatcher implements CompletionRing.Handler {
               ? completionFailure("the queue pair went to the error state", null)
               : completionFailure("a receive failed", new WorkCompletionException(failedRecord(failed, wrId, status))));
         }
+        return;
+      }
+      if (byteLength == NOT_A_SEND) {
+        receiver.failed(index); // its buffer holds stale bytes: it goes back, never to the user
+        channel.protocolError("it consumed a receive with an RDMA WRITE with immediate, not a SEND");
+        return;
+      }
+      if (byteLength < 0 || byteLength > bufferSize) {
+        receiver.failed(index);
+        channel.fail(ConnectionOperations.reset("the provider reported a receive of " + byteLength
+            + " bytes into a buffer of " + bufferSize, null));
         return;
       }
       keepalive.sign();

@@ -42,7 +42,8 @@ final class CompletionIntake implements CompletionViewSubscriber {
   /** A plain completion stream's record (the stream normally uses the view path below). */
   @Override
   public void onNext(WorkCompletion wc) {
-    if (enqueue(wc.wrId(), wc.status(), wc.byteLength(), wc.hasImmediate(), wc.immediateData(), wc)) {
+    if (enqueue(wc.wrId(), wc.status(), CompletionDispatcher.checkedLength(wc.wrId(), wc.status(), wc.opcode(),
+        wc.byteLength()), wc.hasImmediate(), wc.immediateData(), wc)) {
       ring.publish();
     }
     channel.drain();
@@ -51,8 +52,8 @@ final class CompletionIntake implements CompletionViewSubscriber {
   @Override
   public void copyCompletion(WorkCompletionView view) {
     WorkCompletion.Status status = view.status();
-    enqueue(view.wrId(), status, view.byteLength(), view.hasImmediate(), view.immediateData(),
-        status == WorkCompletion.Status.SUCCESS ? null : view.toWorkCompletion());
+    enqueue(view.wrId(), status, CompletionDispatcher.checkedLength(view.wrId(), status, view.opcode(), view.byteLength()),
+        view.hasImmediate(), view.immediateData(), status == WorkCompletion.Status.SUCCESS ? null : view.toWorkCompletion());
   }
 
   @Override

@@ -109,7 +109,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     closer = new ConnectionCloser(this, endpoint, buffers, ring, sender, receiver, config.liveness().closeTimeout());
     intake = new CompletionIntake(this, ring, closer);
     keepalive = new Keepalive(this, config.liveness().keepaliveInterval());
-    dispatcher = new CompletionDispatcher(this, endpoint, receiver, sender, keepalive, counters, closer);
+    dispatcher = new CompletionDispatcher(this, endpoint, receiver, sender, keepalive, counters, closer, bufferSize);
     try {
       // Before the connection is established, as rdma_server.c does: the peer may send at once.
       int initial = raw ? receiveCount : RESERVE;
@@ -223,6 +223,11 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     return CompletionStreams.schedule(endpoint.completionQueue(), task, delay);
   }
 
+  /** Any thread: a send source the drain let go of queued an item after all (see {@link SendSource}). */
+  void handBack(SendSource s) {
+    sender.handBack(s);
+  }
+
   void cancelCompletions() {
     intake.cancel();
   }
@@ -326,7 +331,10 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
 
   private void startLocked(Protocol.@Nullable Hello peer) {
     if (peer != null) {
-      window.peerBuffers(peer.bufferCount());
+      String violation = window.peerBuffers(peer.bufferCount());
+      if (violation != null) {
+        protocolError(violation); // grants that came before the hello said how many it may grant
+      }
       fragmenter.limits(Math.min(bufferSize, peer.bufferSize()),
           Math.min(config.maxMessageSize(), peer.maxMessageSize()));
     }

@@ -70,9 +70,19 @@ final class CreditWindow {
     grantsPending++;
   }
 
-  /** The peer announced {@code bufferCount} receive buffers: it can never grant more (plus the reserve). */
-  void peerBuffers(int bufferCount) {
+  /**
+   * The peer announced {@code bufferCount} receive buffers: it can never grant more (plus the
+   * reserve). Grants that arrived before (its SENDs may overtake our start) are checked now:
+   * returns the violation they commit, or null.
+   */
+  @Nullable String peerBuffers(int bufferCount) {
     peerMaxCredits = (long) bufferCount + ConnectionOperations.RESERVE;
+    return credits > peerMaxCredits ? overGranted(credits) : null;
+  }
+
+  private String overGranted(long granted) {
+    return "it granted " + granted + " credits, more than the " + peerMaxCredits
+        + " receive buffers it announced (reserve included)";
   }
 
   /**
@@ -86,8 +96,7 @@ final class CreditWindow {
     }
     long granted = credits + (immediate & Protocol.GRANT_MASK);
     if (granted > peerMaxCredits) {
-      return "it granted " + granted + " credits, more than the " + peerMaxCredits
-          + " receive buffers it announced (reserve included)";
+      return overGranted(granted);
     }
     credits = granted;
     peerArrivals++;

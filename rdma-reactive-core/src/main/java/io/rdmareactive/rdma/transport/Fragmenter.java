@@ -51,6 +51,16 @@ final class Fragmenter {
     this.offset = 0;
   }
 
+  /** SENDs a message of {@code size} bytes takes (an empty one takes one). */
+  long sendsFor(long size) {
+    return size <= chunk ? 1 : (size + chunk - 1) / chunk;
+  }
+
+  /** SENDs the message being sent still takes; 0 between messages. */
+  long sendsLeft() {
+    return message == null ? 0 : sendsFor(length - offset);
+  }
+
   /** Where the next fragment starts in the message. */
   long offset() {
     return offset;

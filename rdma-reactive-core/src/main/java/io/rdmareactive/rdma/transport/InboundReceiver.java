@@ -126,7 +126,7 @@ final class InboundReceiver {
     posted--;
     if (raw) {
       counters.bytesReceived(byteLength);
-      deliver(index, byteLength);
+      deliverChecked(index, byteLength);
       return;
     }
     if (!hasImmediate || (immediateData & Protocol.RESERVED_MASK) != 0) {
@@ -136,8 +136,8 @@ final class InboundReceiver {
     }
     int imm = immediateData;
     String violation = window.arrived(imm);
-    if (violation == null && (imm & Protocol.CREDIT) != 0 && (byteLength > 0 || (imm & Protocol.MORE) != 0)) {
-      violation = "it sent a credit update with a payload or a fragment flag";
+    if (violation == null) {
+      violation = framingViolation(imm, byteLength);
     }
     if (violation != null) {
       buffers.freeReceive(index);
@@ -163,8 +163,42 @@ final class InboundReceiver {
         counters.messageReceived();
       }
     } else {
-      deliver(index, length);
+      deliverChecked(index, length);
     }
+  }
+
+  /**
+   * What is wrong with a SEND of {@code length} bytes with header {@code imm} that the credits
+   * allowed, or null. Each rule is one the sender keeps, and the last two end a ping-pong a peer
+   * could keep up with a receiver that has no demand, whose reserve receives it reposts and grants
+   * whatever comes: a credit update carries at least two grants ({@link CreditWindow}, rule 2, so
+   * that updates answering updates die out), and a fragment that announces more is never empty
+   * (the fragmenter fills every fragment but the last), so that each one brings the message
+   * closer to its maximum size.
+   */
+  private static @Nullable String framingViolation(int imm, int length) {
+    if ((imm & Protocol.CREDIT) != 0) {
+      if (length > 0 || (imm & Protocol.MORE) != 0) {
+        return "it sent a credit update with a payload or a fragment flag";
+      }
+      if ((imm & Protocol.GRANT_MASK) < 2) {
+        return "it sent a credit update granting " + (imm & Protocol.GRANT_MASK) + " credits (an update grants at least 2)";
+      }
+    } else if ((imm & Protocol.MORE) != 0 && length == 0) {
+      return "it sent an empty fragment";
+    }
+    return null;
+  }
+
+  /** A whole message in one SEND: delivered, unless it is larger than this side accepts. */
+  private void deliverChecked(int index, int length) {
+    if (length > config.maxMessageSize()) { // possible where MAX_MESSAGE_SIZE is below BUFFER_SIZE
+      buffers.freeReceive(index);
+      channel.protocolError("it sent a message of " + length + " bytes, above the maximum of "
+          + config.maxMessageSize() + " bytes");
+      return;
+    }
+    deliver(index, length);
   }
 
   private void deliver(int index, int length) {

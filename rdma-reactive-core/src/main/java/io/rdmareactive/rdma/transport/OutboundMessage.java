@@ -19,7 +19,8 @@ public interface OutboundMessage {
 
   /**
    * Copies {@code length} bytes of the payload, starting at {@code offset}, to {@code target} at
-   * {@code targetOffset} (a registered send buffer: write only that range).
+   * {@code targetOffset}. The target is the fragment's own registered send buffer, no other
+   * memory: at least {@code targetOffset + length} bytes, of which that range is sent.
    */
   void copyTo(long offset, MemorySegment target, long targetOffset, int length);
 

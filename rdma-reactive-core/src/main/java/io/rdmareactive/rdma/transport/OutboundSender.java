@@ -44,6 +44,8 @@ final class OutboundSender {
   private long firstFailedData = Long.MAX_VALUE;
   /** Whether the sender is waiting for credits now; a stall is counted once, when it starts. */
   private boolean creditStalled;
+  /** Per send buffer, its memory alone (see {@link #ownBuffer}); null until an OutboundMessage is sent. */
+  private MemorySegment @Nullable [] ownBuffers;
 
   OutboundSender(ConnectionOperations channel, QueuePair qp, TransportConfig config, RegisteredBuffers buffers,
       CreditWindow window, Fragmenter fragmenter, ConnectionCounters counters) {
@@ -77,9 +79,27 @@ final class OutboundSender {
     newSources.add(new SendSource(channel, null, null, peer, sendCount));
   }
 
-  /** The next source handed over by {@link #submit}, or null. */
+  /**
+   * The next source handed over by {@link #send} or {@link #submitStart}, or null. A source
+   * {@linkplain #handBack handed back} is cleared here instead: its queue is the drain's.
+   */
   @Nullable SendSource pollNew() {
-    return newSources.poll();
+    SendSource s;
+    while ((s = newSources.poll()) != null) {
+      if (!s.terminated.get()) {
+        return s;
+      }
+      s.clear();
+    }
+    return null;
+  }
+
+  /**
+   * Any thread: {@code s}, which the drain let go of, queued an item after all; the drain
+   * releases it (see {@link SendSource}). The caller then calls the drain.
+   */
+  void handBack(SendSource s) {
+    newSources.add(s);
   }
 
   /** Queues a source behind those already sending. */
@@ -101,7 +121,7 @@ final class OutboundSender {
         }
         if (src.cancelled) {
           sources.poll();
-          src.cancelUpstream();
+          src.terminate();
           continue;
         }
         if (!src.subscribed) {
@@ -148,6 +168,7 @@ final class OutboundSender {
           src.fail(new MessageTooLargeException(size, fragmenter.maxMessage()));
           continue;
         }
+        src.sendsPerItem = fragmenter.sendsFor(size);
         fragmenter.start(sendable, size);
       }
       if (!postChunks()) {
@@ -166,7 +187,13 @@ final class OutboundSender {
       return;
     }
     long capacity = raw ? buffers.freeSends() : Math.min(window.dataCapacity(), buffers.freeSends());
-    long want = capacity - (src.requested - src.polled) - (fragmenter.message() != null ? 1 : 0);
+    // Counted in SENDs, not items: an item of n fragments takes n credits. Items are asked for as
+    // many as the last one's size says the credits cover (one until one was seen, at least one
+    // when the sends allow any), so what waits here is about the credits' worth of bytes, not
+    // the credits times MAX_MESSAGE_SIZE that a peer granting and then withholding could pile up.
+    long sends = capacity - fragmenter.sendsLeft();
+    long items = sends <= 0 ? 0 : src.polled == 0 ? 1 : Math.max(1, sends / src.sendsPerItem);
+    long want = items - (src.requested - src.polled);
     if (want > 0) {
       creditStalled = false;
       src.requested += want;
@@ -202,7 +229,7 @@ final class OutboundSender {
         case byte[] b -> MemorySegment.copy(b, (int) from, to, ValueLayout.JAVA_BYTE, offset, length);
         case ReceivedView v -> MemorySegment.copy(buffers.receiveMemory(v.index), buffers.offset(v.index) + from,
             to, offset, length);
-        case OutboundMessage o -> o.copyTo(from, to, offset, length);
+        case OutboundMessage o -> o.copyTo(from, ownBuffer(index, to, offset), 0, length);
         default -> MemorySegment.copy((MemorySegment) m, from, to, offset, length);
       }
       sendRequest.reset(CompletionDispatcher.DATA | index, raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM)
@@ -227,6 +254,24 @@ final class OutboundSender {
         return true;
       }
     }
+  }
+
+  /**
+   * Send buffer {@code index} alone, as an {@link OutboundMessage} gets it to copy into: user code
+   * that writes outside its range then meets the segment's bounds, not the buffers of other sends
+   * in flight beside it in the chunk. One slice per buffer, made on its first use, so a copy
+   * allocates nothing.
+   */
+  private MemorySegment ownBuffer(int index, MemorySegment chunk, long offset) {
+    MemorySegment[] own = ownBuffers;
+    if (own == null) {
+      own = ownBuffers = new MemorySegment[sendCount];
+    }
+    MemorySegment b = own[index];
+    if (b == null) {
+      b = own[index] = chunk.asSlice(offset, fragmenter.chunk()); // the chunk is fixed once the peer's hello is in
+    }
+    return b;
   }
 
   private void sent() {

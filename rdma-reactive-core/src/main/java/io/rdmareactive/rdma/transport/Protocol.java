@@ -55,7 +55,9 @@ final class Protocol {
       int size = b.getInt();
       int count = b.getInt();
       int max = b.getInt();
-      return size >= 64 && count >= 1 && max >= 1 ? new Hello(size, count, max) : null;
+      // Within what RdmaOption allows: a peer announcing more buffers could grant itself nearly
+      // unbounded credits before the over-grant check (CreditWindow) caught it.
+      return size >= 64 && size <= 1 << 24 && count >= 1 && count <= 16_384 && max >= 1 ? new Hello(size, count, max) : null;
     }
   }
 

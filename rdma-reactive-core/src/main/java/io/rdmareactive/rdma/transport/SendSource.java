@@ -1,5 +1,6 @@
 package io.rdmareactive.rdma.transport;
 
+import java.lang.invoke.VarHandle;
 import java.util.Queue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
@@ -15,6 +16,13 @@ import reactor.util.context.Context;
  * One {@link RdmaOutbound#send} call: subscribes to its publisher, queues the items the sender
  * requested as credits allow, and signals the caller's {@code Mono<Void>}. The marker a channel
  * starts with carries the peer's hello instead of a publisher.
+ *
+ * <p>The queue has one producer (the publisher's {@code onNext}) and one consumer, the channel's
+ * drain: only the drain polls it, to send or to release what will not go. A cancel on any thread
+ * only records itself and wakes the drain; an item that arrives after the drain let go of this
+ * source (a publisher may still emit after a cancel, Reactive Streams rule 2.8) hands the source
+ * back to the drain, which releases it. So every item is released exactly once, and never while
+ * it is being copied.
  */
 final class SendSource implements CoreSubscriber<Object>, Subscription {
   private final ConnectionOperations channel;
@@ -32,6 +40,8 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
   long requested;
   long polled;
   long lastSequence;
+  /** SENDs the last item polled took: how many items the credits cover (drain state). */
+  long sendsPerItem = 1;
 
   SendSource(ConnectionOperations channel, @Nullable Publisher<?> publisher, @Nullable CoreSubscriber<? super Void> actual,
       Protocol.@Nullable Hello hello, int sendCount) {
@@ -55,19 +65,21 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
 
   @Override
   public void onNext(Object item) {
-    if (terminated.get()) {
-      Operators.onDiscard(item, currentContext());
-      release(item);
-      return;
-    }
     if (!queue.offer(item)) { // more than requested: a Reactive Streams violation upstream
-      release(item);
+      release(item); // never queued: this thread still owns it
       Subscription s = upstream;
       if (s != null) {
         s.cancel();
       }
       upstreamError = Exceptions.failWithOverflow("the publisher given to send() emitted more than requested");
       upstreamDone = true;
+    } else {
+      // Pairs with the drain's terminate-then-clear (Dekker): either that clear sees the item, or
+      // this read sees the termination and the source goes back to the drain, which clears it.
+      VarHandle.fullFence();
+      if (terminated.get()) {
+        channel.handBack(this);
+      }
     }
     channel.drain();
   }
@@ -98,11 +110,16 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
   @Override
   public void cancel() {
     cancelled = true;
-    cancelUpstream();
-    channel.drain();
+    Subscription s = upstream;
+    if (s != null) {
+      s.cancel();
+    }
+    channel.drain(); // which terminates this source and releases what it queued: the queue is the drain's
   }
 
-  void cancelUpstream() {
+  /** Drain only: the drain lets go of this source; what it queued, or queues later, is released. */
+  void terminate() {
+    terminated.set(true);
     Subscription s = upstream;
     if (s != null) {
       s.cancel();
@@ -110,7 +127,8 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
     clear();
   }
 
-  private void clear() {
+  /** Drain only (the queue's one consumer): releases every queued item. */
+  void clear() {
     Object o;
     while ((o = queue.poll()) != null) {
       release(o);
@@ -132,9 +150,10 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
     }
   }
 
+  /** Drain only: lets go of this source and signals {@code t}, unless it ended already or was cancelled. */
   void fail(Throwable t) {
-    if (terminated.compareAndSet(false, true)) {
-      cancelUpstream();
+    if (!terminated.get()) {
+      terminate();
       if (actual != null && !cancelled) {
         actual.onError(t);
       }

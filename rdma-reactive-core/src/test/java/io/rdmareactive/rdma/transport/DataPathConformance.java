@@ -217,6 +217,145 @@ public abstract class DataPathConformance extends TransportSuite {
     assertThat(c.statistics().bytesSent()).isEqualTo(small.length + large.length);
   }
 
+  /**
+   * Each fragment's copy gets its own send buffer, not the registered chunk it lies in: a copy
+   * that writes all of its target (here: junk first, then its bytes) reaches no other send in
+   * flight, and every message arrives intact.
+   */
+  @Test
+  void anOutboundMessageCopiesIntoItsOwnSendBufferOnly() {
+    int buffer = 1024;
+    DisposableRdmaServer server = bind(server().option(RdmaOption.BUFFER_SIZE, buffer)
+        .handle((in, out) -> out.send(in.receive())));
+    RdmaConnection c = connect(client(server).option(RdmaOption.BUFFER_SIZE, buffer));
+    AtomicLong largestTarget = new AtomicLong();
+    List<byte[]> sent = new ArrayList<>();
+    List<OutboundMessage> messages = new ArrayList<>();
+    for (int i = 0; i < 16; i++) {
+      byte[] b = random(3 * buffer - 100, i); // three fragments each
+      sent.add(b);
+      messages.add(new OutboundMessage() {
+        @Override
+        public int length() {
+          return b.length;
+        }
+
+        @Override
+        public void copyTo(long offset, java.lang.foreign.MemorySegment target, long targetOffset, int length) {
+          largestTarget.accumulateAndGet(target.byteSize(), Math::max);
+          target.fill((byte) 0x55); // careless: all of what it was given
+          java.lang.foreign.MemorySegment.copy(b, (int) offset, target, java.lang.foreign.ValueLayout.JAVA_BYTE,
+              targetOffset, length);
+        }
+
+        @Override
+        public void release() {
+        }
+      });
+    }
+    StepVerifier.create(Mono.zip(c.outbound().send(Flux.fromIterable(messages)).thenReturn(true),
+            c.inbound().receiveBytes().take(sent.size()).collectList()).map(t -> t.getT2()))
+        .assertNext(l -> assertThat(l).containsExactlyElementsOf(sent))
+        .expectComplete()
+        .verify(WAIT);
+    assertThat(largestTarget.get()).as("the memory a copy was handed").isLessThanOrEqualTo(buffer);
+  }
+
+  /**
+   * A publisher may still emit after its send was cancelled (Reactive Streams rule 2.8): the item
+   * is released, once, by the connection's drain (the send's queue has one consumer).
+   */
+  @Test
+  void anItemEmittedAfterItsSendWasCancelledIsReleasedOnce() {
+    DisposableRdmaServer server = bind(server().handle((in, out) -> in.receive().doOnNext(RdmaMessage::release).then()));
+    RdmaConnection c = connect(client(server));
+    AtomicReference<org.reactivestreams.Subscriber<? super Object>> subscriber = new AtomicReference<>();
+    AtomicLong requested = new AtomicLong();
+    Sinks.Empty<Void> cancelled = Sinks.empty();
+    org.reactivestreams.Publisher<Object> publisher = s -> {
+      subscriber.set(s);
+      s.onSubscribe(new org.reactivestreams.Subscription() {
+        @Override
+        public void request(long n) {
+          requested.addAndGet(n);
+        }
+
+        @Override
+        public void cancel() {
+          cancelled.tryEmitEmpty();
+        }
+      });
+    };
+    reactor.core.Disposable send = c.outbound().send(publisher).subscribe();
+    await(() -> requested.get() > 0);
+    CountingMessage first = new CountingMessage(random(100, 1));
+    subscriber.get().onNext(first);
+    await(() -> first.releases.get() == 1); // sent
+    await(() -> requested.get() > 1); // asked for the next
+    send.dispose();
+    StepVerifier.create(cancelled.asMono()).expectComplete().verify(WAIT);
+    CountingMessage late = new CountingMessage(random(100, 2));
+    subscriber.get().onNext(late);
+    await(() -> late.releases.get() > 0);
+    LockSupport.parkNanos(100_000_000); // a second release, were there one, would come about now
+    assertThat(late.releases).as("releases of the item emitted after the cancel").hasValue(1);
+    assertThat(first.releases).hasValue(1);
+  }
+
+  /**
+   * Items are asked for by the credits they take, not one per credit: with the peer's 64 credits
+   * granted and messages of 64 fragments, a send holds a message or two beyond the one going out,
+   * not sixty (so a peer that grants, then withholds, cannot make it hold credits times
+   * MAX_MESSAGE_SIZE of bytes).
+   */
+  @Test
+  void aSendAsksForItemsByTheCreditsTheyTakeNotOnePerCredit() {
+    int buffer = 1024;
+    DisposableRdmaServer server = bind(server().option(RdmaOption.BUFFER_SIZE, buffer)
+        .handle((in, out) -> in.receive().doOnNext(RdmaMessage::release).then()));
+    RdmaConnection c = connect(client(server).option(RdmaOption.BUFFER_SIZE, buffer));
+    AtomicInteger made = new AtomicInteger();
+    AtomicInteger started = new AtomicInteger();
+    AtomicInteger mostWaiting = new AtomicInteger();
+    byte[] payload = random(64 * buffer, 3);
+    Flux<OutboundMessage> messages = Flux.range(0, 16).map(i -> {
+      mostWaiting.accumulateAndGet(made.incrementAndGet() - started.get(), Math::max);
+      return new OutboundMessage() {
+        private boolean copied;
+
+        @Override
+        public int length() {
+          return payload.length;
+        }
+
+        @Override
+        public void copyTo(long offset, java.lang.foreign.MemorySegment target, long targetOffset, int length) {
+          if (!copied) {
+            copied = true;
+            started.incrementAndGet();
+          }
+          java.lang.foreign.MemorySegment.copy(payload, (int) offset, target, java.lang.foreign.ValueLayout.JAVA_BYTE,
+              targetOffset, length);
+        }
+
+        @Override
+        public void release() {
+        }
+      };
+    });
+    StepVerifier.create(c.outbound().send(messages)).expectComplete().verify(WAIT);
+    assertThat(started).hasValue(16);
+    assertThat(mostWaiting.get()).as("messages made and not yet going out, at most").isLessThanOrEqualTo(3);
+  }
+
+  private static void await(java.util.function.BooleanSupplier condition) {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (!condition.getAsBoolean()) {
+      assertThat(System.nanoTime()).as("timed out waiting").isLessThan(deadline);
+      LockSupport.parkNanos(1_000_000);
+    }
+  }
+
   @Test
   void inboundAcceptsOneSubscriber() {
     DisposableRdmaServer server = bind(server());

@@ -81,6 +81,33 @@ final class RoguePeer implements AutoCloseable {
   }
 
   /**
+   * Posts a zero-byte RDMA WRITE with immediate {@code immediate}: it consumes one of the victim's
+   * receives, as a SEND would, but puts nothing in it (a zero-byte write names no remote memory).
+   */
+  void writeWithImmediate(int immediate) {
+    endpoint.queuePair().postSend(send.reset(SEND_IDS + ++wrId, SendRequest.Opcode.RDMA_WRITE_WITH_IMM)
+        .remote(0, 0).immediate(immediate));
+  }
+
+  /**
+   * Sends up to {@code updates} credit-only messages, each on a credit the victim granted and
+   * granting back what this side reposted (0 or 1 each, after the first): what a peer needs to
+   * keep a victim answering update with update. Returns those sent before the victim stopped
+   * granting (waiting up to {@code stall}) or the connection ended.
+   */
+  long sendCreditUpdatesWithinCredits(long updates, Duration stall) {
+    long sent = 0;
+    while (sent < updates && awaitCredit(stall)) {
+      send(Protocol.immediate(grantsPending, false, true), 0);
+      grantsPending = 0;
+      credits--;
+      sendsInFlight++;
+      sent++;
+    }
+    return sent;
+  }
+
+  /**
    * Plays the credit protocol by the letter, as far as sending goes: sends {@code messages}
    * messages of {@code fragments} SENDs of {@code length} bytes (all but the last with MORE), each
    * SEND on a credit the victim granted, using every credit (the last one too, which a polite

@@ -61,16 +61,99 @@ public abstract class RoguePeerConformance extends TransportSuite {
     }, "");
   }
 
+  @Test
+  void aPeerSendingAWholeMessageAboveTheMaximumLosesItsConnectionOnly() {
+    // One SEND of 4 KiB against a maximum of 1,000 bytes: it fits the victim's 16 KiB buffer.
+    rogueBreaksTheProtocol(1000, rogue -> rogue.send(Protocol.immediate(0, false, false), RoguePeer.BUFFER),
+        "a message of 4096 bytes, above the maximum of 1000");
+  }
+
+  @Test
+  void aPeerWritingWithImmediateInsteadOfSendingLosesItsConnectionOnly() {
+    // It consumes a receive and leaves the buffer's stale bytes in it: they must not be delivered.
+    rogueBreaksTheProtocol(rogue -> rogue.writeWithImmediate(Protocol.immediate(0, false, false)),
+        "RDMA WRITE with immediate");
+  }
+
+  @Test
+  void aPeerGrantingBeyondItsBuffersBeforeTheVictimStartedLosesItsConnectionOnly() {
+    Sinks.One<Throwable> victimSaw = Sinks.one();
+    AtomicReference<RdmaConnection> victim = new AtomicReference<>();
+    DisposableRdmaServer server = bind(server().doOnConnection(victim::set)
+        .handle((in, out) -> Mono.when(out.send(Flux.range(0, 100).map(i -> new byte[64])).onErrorResume(e -> Mono.empty()),
+            in.receive().doOnNext(RdmaMessage::release).doOnError(victimSaw::tryEmitValue)
+                .onErrorResume(e -> Mono.empty()).then())));
+    try (RoguePeer rogue = RoguePeer.connect(fixture().connections(), new InetSocketAddress(fixture().host(), server.port()), 8, WAIT)) {
+      // At once, on the reserve credit: it may arrive before the victim read the hello that says
+      // this peer has 8 buffers, so it cannot grant 65,535.
+      rogue.send(Protocol.immediate(0xFFFF, false, false), 8);
+      StepVerifier.create(victimSaw.asMono())
+          .assertNext(e -> assertThat(e).isInstanceOf(io.rdmareactive.rdma.ProtocolViolationException.class)
+              .hasMessageContaining("more than the 10 receive buffers"))
+          .expectComplete()
+          .verify(WAIT);
+      StepVerifier.create(victim.get().onDispose()).expectComplete().verify(WAIT);
+    }
+    RdmaConnection good = connect(client(server));
+    StepVerifier.create(good.outbound().sendString(Mono.just("fine")).then()).expectComplete().verify(WAIT);
+  }
+
   /**
-   * A rogue peer connects to a server whose handler reads, breaks the protocol as {@code act}
-   * does, and must lose its connection with a typed error that names the violation; the server
-   * counts it and still serves a good client; nothing leaks (checked after each test).
+   * A handler without demand still reposts its reserve receives and grants them: a rogue that
+   * answers each credit update with two of its own, each granting back the one receive it
+   * reposted, would keep the victim's loop answering forever. A credit update grants at least
+   * two, so the first that grants fewer ends the connection.
    */
+  @Test
+  void aPeerPingPongingCreditUpdatesWithAHandlerWithoutDemandLosesItsConnectionOnly() {
+    Sinks.Empty<Void> subscribed = Sinks.empty();
+    AtomicReference<RdmaConnection> victim = new AtomicReference<>();
+    DisposableRdmaServer server = bind(server().doOnConnection(victim::set)
+        .handle((in, out) -> {
+          in.receive().subscribe(new reactor.core.publisher.BaseSubscriber<RdmaMessage>() {
+            @Override
+            protected void hookOnSubscribe(org.reactivestreams.Subscription s) {
+              subscribed.tryEmitEmpty(); // and no request, ever
+            }
+
+            @Override
+            protected void hookOnError(Throwable e) {
+              // the violation; the test reads it from the statistics
+            }
+          });
+          return Mono.never();
+        }));
+    long updates = 1000;
+    long sent;
+    try (RoguePeer rogue = RoguePeer.connect(fixture().connections(), new InetSocketAddress(fixture().host(), server.port()), 8, WAIT)) {
+      StepVerifier.create(subscribed.asMono()).expectComplete().verify(WAIT);
+      sent = rogue.sendCreditUpdatesWithinCredits(updates, fixture().rogueStall());
+      StepVerifier.create(victim.get().onDispose()).expectComplete().verify(WAIT);
+    }
+    RdmaStatistics stats = victim.get().statistics();
+    System.out.printf("%s: a rogue ping-ponging credit updates got %d of %d in; the victim sent %d updates%n",
+        fixture().provider(), sent, updates, stats.creditUpdatesSent());
+    assertThat(sent).as("credit updates the victim let in of %d", updates).isLessThan(10);
+    assertThat(stats.creditViolations()).isEqualTo(1);
+    RdmaConnection good = connect(client(server));
+    StepVerifier.create(good.outbound().sendString(Mono.just("fine")).then()).expectComplete().verify(WAIT);
+  }
+
   void rogueBreaksTheProtocol(java.util.function.Consumer<RoguePeer> act, String violation) {
+    rogueBreaksTheProtocol(8192, act, violation);
+  }
+
+  /**
+   * A rogue peer connects to a server whose handler reads (its MAX_MESSAGE_SIZE {@code
+   * maxMessage}), breaks the protocol as {@code act} does, and must lose its connection with a
+   * typed error that names the violation; the server counts it and still serves a good client;
+   * nothing leaks (checked after each test).
+   */
+  void rogueBreaksTheProtocol(int maxMessage, java.util.function.Consumer<RoguePeer> act, String violation) {
     Sinks.One<Throwable> victimSaw = Sinks.one();
     Sinks.Empty<Void> reading = Sinks.empty();
     AtomicReference<RdmaConnection> victim = new AtomicReference<>();
-    DisposableRdmaServer server = bind(server().option(RdmaOption.MAX_MESSAGE_SIZE, 8192)
+    DisposableRdmaServer server = bind(server().option(RdmaOption.MAX_MESSAGE_SIZE, maxMessage)
         .doOnConnection(victim::set)
         .handle((in, out) -> in.receive().doOnSubscribe(s -> reading.tryEmitEmpty()).doOnNext(RdmaMessage::release)
             .doOnError(victimSaw::tryEmitValue).onErrorResume(e -> Mono.empty()).then()));

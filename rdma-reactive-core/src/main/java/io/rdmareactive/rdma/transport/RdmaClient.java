@@ -118,6 +118,7 @@ public final class RdmaClient extends RdmaTransport<RdmaClient> {
     return connectNow(config.connectTimeout().plusSeconds(5));
   }
 
+  /** {@link #connect()}, waiting up to {@code timeout}. Blocks. */
   public RdmaConnection connectNow(Duration timeout) {
     return Objects.requireNonNull(connect().block(timeout), "connect completed empty");
   }

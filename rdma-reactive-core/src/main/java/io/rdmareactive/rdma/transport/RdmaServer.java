@@ -90,6 +90,7 @@ public final class RdmaServer extends RdmaTransport<RdmaServer> {
     return bindNow(Duration.ofSeconds(30));
   }
 
+  /** {@link #bind()}, waiting up to {@code timeout}. Blocks. */
   public DisposableRdmaServer bindNow(Duration timeout) {
     return Objects.requireNonNull(bind().block(timeout), "bind completed empty");
   }

@@ -28,7 +28,7 @@ class RdmaOptionTest {
     assertThat(RdmaOption.values()).containsExactlyElementsOf(constants);
     for (RdmaOption<?> o : RdmaOption.values()) {
       assertThat(o.index).isEqualTo(RdmaOption.values().indexOf(o));
-      assertThat(o.type()).isIn(Integer.class, Duration.class, String.class, Boolean.class);
+      assertThat(o.type()).isIn(Integer.class, Long.class, Duration.class, String.class, Boolean.class);
       assertThat(o.range()).isNotBlank();
       assertThat(o.validate(o.defaultValue())).as(o + "'s default is valid").isEqualTo(o.defaultValue());
     }

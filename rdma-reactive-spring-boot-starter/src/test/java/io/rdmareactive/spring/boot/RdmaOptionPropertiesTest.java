@@ -69,6 +69,7 @@ class RdmaOptionPropertiesTest {
     Object d = option.defaultValue();
     List<Object> candidates = switch (d) {
       case Integer i -> List.of(i - 1, i + 1);
+      case Long l -> List.of(l - 1, l + 1);
       case Duration t -> List.of(t.minusSeconds(1), t.plusSeconds(1));
       case Boolean b -> List.of(!b);
       default -> throw new AssertionError("no sample for " + option + " of " + option.type());
@@ -219,7 +220,7 @@ class RdmaOptionPropertiesTest {
         assertThat(e.get("type")).as(name).isEqualTo(o.type().getName());
         Object d = e.get("defaultValue");
         Object value = o.type() == Duration.class ? DurationStyle.detectAndParse((String) d)
-            : d instanceof Number n ? (Object) n.intValue() : d;
+            : d instanceof Number n ? (o.type() == Long.class ? (Object) n.longValue() : (Object) n.intValue()) : d;
         assertThat(value).as(name + " default").isEqualTo(o.defaultValue());
         assertThat((String) e.get("description")).as(name + " description").endsWith("(" + o.range() + ").");
       }

@@ -81,17 +81,30 @@ public final class RdmaDevices {
   }
 
   static RdmaProvider select(String selection) {
-    List<RdmaProvider> all = ServiceLoader.load(RdmaProvider.class, RdmaDevices.class.getClassLoader())
-        .stream().map(ServiceLoader.Provider::get).toList();
+    return select(selection, ServiceLoader.load(RdmaProvider.class, RdmaDevices.class.getClassLoader())
+        .stream().map(ServiceLoader.Provider::get).toList());
+  }
+
+  /** {@link #select(String)} among {@code all}. */
+  static RdmaProvider select(String selection, List<RdmaProvider> all) {
     switch (selection) {
       case "auto" -> {
+        boolean nativeFound = false;
         for (RdmaProvider p : all) {
-          if (p.name().equals("native") && p.isAvailable()) {
-            return p;
+          if (p.name().equals("native")) {
+            nativeFound = true;
+            if (p.isAvailable()) {
+              return p;
+            }
           }
         }
         RdmaProvider fallback = named(all, "in-memory");
-        log.info("rdma-reactive: no native RDMA device available, using the in-memory provider");
+        // Two different fixes: a missing jar in the build, or a missing device (or verbs libraries) on the host.
+        log.info(nativeFound
+            ? "rdma-reactive: no native RDMA device available (or libibverbs/librdmacm did not load), "
+                + "using the in-memory provider"
+            : "rdma-reactive: rdma-reactive-native is not on the classpath (add io.rdmareactive:rdma-reactive-native "
+                + "for RDMA devices), using the in-memory provider");
         return fallback;
       }
       case "native", "in-memory" -> {

@@ -80,6 +80,11 @@ public final class RdmaClientTransport implements ClientTransport {
     return new RdmaClientTransport(client, maxFrameLength, frames);
   }
 
+  /** The client this transport connects with, options and all (read its {@code configuration()}). */
+  public RdmaClient client() {
+    return client;
+  }
+
   @Override
   public int maxFrameLength() {
     return maxFrameLength;

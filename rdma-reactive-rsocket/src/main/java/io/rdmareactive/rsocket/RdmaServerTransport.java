@@ -64,6 +64,11 @@ public final class RdmaServerTransport implements ServerTransport<CloseableRdmaS
     return new RdmaServerTransport(server, maxFrameLength, frames);
   }
 
+  /** The server this transport binds, options and all (read its {@code configuration()}). */
+  public RdmaServer server() {
+    return server;
+  }
+
   @Override
   public int maxFrameLength() {
     return maxFrameLength;

@@ -106,9 +106,9 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     counters = new ConnectionCounters(sendCount);
     receiver = new InboundReceiver(this, endpoint.queuePair(), config, buffers, window, counters);
     sender = new OutboundSender(this, endpoint.queuePair(), config, buffers, window, fragmenter, counters);
-    closer = new ConnectionCloser(this, endpoint, buffers, ring, sender, receiver, config.liveness().closeTimeout());
+    closer = new ConnectionCloser(this, endpoint, buffers, ring, sender, receiver, config.get(RdmaOption.CLOSE_TIMEOUT));
     intake = new CompletionIntake(this, ring, closer);
-    keepalive = new Keepalive(this, config.liveness().keepaliveInterval());
+    keepalive = new Keepalive(this, config.get(RdmaOption.KEEPALIVE_INTERVAL));
     dispatcher = new CompletionDispatcher(this, endpoint, receiver, sender, keepalive, counters, closer, bufferSize);
     try {
       // Before the connection is established, as rdma_server.c does: the peer may send at once.

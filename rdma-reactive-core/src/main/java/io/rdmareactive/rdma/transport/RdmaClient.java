@@ -20,60 +20,29 @@ import reactor.core.scheduler.Schedulers;
  * c.outbound().sendString(Mono.just("hello")).then(c.inbound().receiveString().next())...
  * }</pre>
  */
-public final class RdmaClient {
-  private final TransportConfig config;
-  private final Consumer<? super RdmaConnection> onConnected;
-  private final Consumer<? super RdmaConnection> onDisconnected;
-
-  private RdmaClient(TransportConfig config, Consumer<? super RdmaConnection> onConnected,
-      Consumer<? super RdmaConnection> onDisconnected) {
-    this.config = config;
-    this.onConnected = onConnected;
-    this.onDisconnected = onDisconnected;
+public final class RdmaClient extends RdmaTransport<RdmaClient> {
+  private RdmaClient(TransportConfig config) {
+    super(config);
   }
 
   /** A client for {@code localhost}; set the port. */
   public static RdmaClient create() {
-    return new RdmaClient(TransportConfig.defaults("localhost"), c -> {}, c -> {});
+    return new RdmaClient(TransportConfig.defaults("localhost"));
   }
 
-  /** The server's host name or IP address (resolved when connecting; default {@code localhost}). */
-  public RdmaClient host(String host) {
-    return new RdmaClient(config.withHost(Objects.requireNonNull(host, "host")), onConnected, onDisconnected);
-  }
-
-  /** The server's port. */
-  public RdmaClient port(int port) {
-    return new RdmaClient(config.withPort(port), onConnected, onDisconnected);
-  }
-
-  /** Sets {@code option}; an invalid value fails here, naming the option and its range (see docs/options.md). */
-  public <T> RdmaClient option(RdmaOption<T> option, T value) {
-    return new RdmaClient(config.with(option, value), onConnected, onDisconnected);
-  }
-
-  /**
-   * Runs this client's connections on {@code loops} (default: {@link RdmaLoopResources#shared()}),
-   * which also choose how completions are waited for (event, busy-poll, thread per connection).
-   */
-  public RdmaClient runOn(RdmaLoopResources loops) {
-    return new RdmaClient(config.withLoops(Objects.requireNonNull(loops, "loops")), onConnected,
-        onDisconnected);
+  @Override
+  RdmaClient duplicate(TransportConfig config) {
+    return new RdmaClient(config);
   }
 
   /** Bounds resolving, routing and the handshake together (default 10 s); past it, TIMED_OUT. */
   public RdmaClient connectTimeout(Duration timeout) {
-    return new RdmaClient(config.withConnectTimeout(timeout), onConnected, onDisconnected);
+    return duplicate(config.withConnectTimeout(timeout));
   }
 
   /** Called with the connection once established; adds to hooks set before. */
   public RdmaClient doOnConnected(Consumer<? super RdmaConnection> onConnected) {
-    return new RdmaClient(config, TransportConfig.andThen(this.onConnected, onConnected), onDisconnected);
-  }
-
-  /** Called when the connection is closed and freed; adds to hooks set before. */
-  public RdmaClient doOnDisconnected(Consumer<? super RdmaConnection> onDisconnected) {
-    return new RdmaClient(config, onConnected, TransportConfig.andThen(this.onDisconnected, onDisconnected));
+    return duplicate(config.withOnConnected(onConnected));
   }
 
   /**
@@ -119,8 +88,8 @@ public final class RdmaClient {
             }
           }
           channel.start(peer);
-          channel.onDispose().subscribe(null, null, () -> onDisconnected.accept(channel));
-          onConnected.accept(channel);
+          channel.onDispose().subscribe(null, null, () -> c.onDisconnected().accept(channel));
+          c.onConnected().accept(channel);
           return (RdmaConnection) channel;
         }))
         .onErrorResume(e -> channel.abort(e))

@@ -2,15 +2,25 @@ package io.rdmareactive.rdma.transport;
 
 import io.rdmareactive.rdma.spi.EndpointOptions;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.Objects;
 import java.util.function.Predicate;
+import java.util.function.UnaryOperator;
 
 /**
- * A typed connection option for {@link RdmaServer#option} and {@link RdmaClient#option}.
+ * A typed connection option for {@link RdmaTransport#option}: its name, type, valid range and
+ * default, and the check every value passes. {@link #values()} lists them all, for documentation
+ * and for configuration binders such as the Boot starter, which apply and validate each option
+ * through {@link #validate} instead of restating its range.
  *
  * @param <T> the value's type
  */
 public final class RdmaOption<T> {
+  // Before the constants: each constant adds itself here, in declaration order.
+  private static final List<RdmaOption<?>> ALL = new ArrayList<>();
+
   /** Bytes per send and receive buffer, the largest unfragmented message (default 16 KiB). */
   public static final RdmaOption<Integer> BUFFER_SIZE =
       new RdmaOption<>("BUFFER_SIZE", Integer.class, v -> v >= 64 && v <= (1 << 24), "64 .. 16 MiB", 16 * 1024);
@@ -32,16 +42,16 @@ public final class RdmaOption<T> {
    * and the client's {@code ConnectionException(REFUSED)} says so.
    */
   public static final RdmaOption<Integer> MAX_CONNECTIONS =
-      new RdmaOption<>("MAX_CONNECTIONS", Integer.class, v -> v >= 1, ">= 1", 10_000);
+      new RdmaOption<>("MAX_CONNECTIONS", Integer.class, v -> v >= 1, ">= 1", 10_000, true, v -> v);
   /**
    * Servers: connect requests accepted but not yet established (default 128); beyond it a request
    * is refused before any verbs object or buffer is made for it.
    */
   public static final RdmaOption<Integer> MAX_PENDING_HANDSHAKES =
-      new RdmaOption<>("MAX_PENDING_HANDSHAKES", Integer.class, v -> v >= 1, ">= 1", 128);
+      new RdmaOption<>("MAX_PENDING_HANDSHAKES", Integer.class, v -> v >= 1, ">= 1", 128, true, v -> v);
   /** Servers: how long an accepted connection may take to become established (default 10 s). */
   public static final RdmaOption<Duration> HANDSHAKE_TIMEOUT = new RdmaOption<>("HANDSHAKE_TIMEOUT", Duration.class,
-      v -> !v.isNegative() && !v.isZero(), "positive", Duration.ofSeconds(10));
+      v -> !v.isNegative() && !v.isZero(), "positive", Duration.ofSeconds(10), true, v -> v);
   /**
    * How long {@code dispose()} waits for the peer to acknowledge the sends already posted before
    * it disconnects anyway (default 5 s); sends still unacknowledged then fail with
@@ -80,10 +90,10 @@ public final class RdmaOption<T> {
       "0 (off) or 10 ms .. 1 day", Duration.ZERO);
   /** The verbs provider: {@code auto}, {@code native} or {@code in-memory} (default: the rdma.provider selection). */
   public static final RdmaOption<String> PROVIDER = new RdmaOption<>("PROVIDER", String.class,
-      v -> switch (v.toLowerCase(Locale.ROOT)) {
+      v -> switch (v) {
         case "auto", "native", "in-memory", "default" -> true;
         default -> false;
-      }, "auto, native, in-memory or default", "default");
+      }, "auto, native, in-memory or default", "default", false, v -> v.toLowerCase(Locale.ROOT));
   /**
    * Raw mode: no framing and no credits, one RDMA SEND per message, every receive buffer posted up
    * front, so that plain librdmacm programs (rdma_client, rdma_server) can be peers. Limits: a
@@ -99,31 +109,71 @@ public final class RdmaOption<T> {
   private final Predicate<T> valid;
   private final String range;
   private final T defaultValue;
+  private final boolean serverOnly;
+  private final UnaryOperator<T> canonical;
+  /** The position in {@link #values()}: a config stores its values in an array by it. */
+  final int index;
 
   private RdmaOption(String name, Class<T> type, Predicate<T> valid, String range, T defaultValue) {
+    this(name, type, valid, range, defaultValue, false, v -> v);
+  }
+
+  private RdmaOption(String name, Class<T> type, Predicate<T> valid, String range, T defaultValue,
+      boolean serverOnly, UnaryOperator<T> canonical) {
     this.name = name;
     this.type = type;
     this.valid = valid;
     this.range = range;
     this.defaultValue = defaultValue;
+    this.serverOnly = serverOnly;
+    this.canonical = canonical;
+    this.index = ALL.size();
+    ALL.add(this);
   }
 
-  /** The option's name, as in {@code RdmaOption.NAME}. */
+  /** Every option, in declaration order. */
+  public static List<RdmaOption<?>> values() {
+    return List.copyOf(ALL);
+  }
+
+  /** The option's name, that of its constant (e.g. {@code BUFFER_SIZE}). */
   public String name() {
     return name;
   }
 
-  /** The value used when the option is not set. */
+  /** The type of its values. */
+  public Class<T> type() {
+    return type;
+  }
+
+  /** The valid values, in words (e.g. {@code 1 .. 16384}). */
+  public String range() {
+    return range;
+  }
+
+  /** The value a server or client has unless it sets one. */
   public T defaultValue() {
     return defaultValue;
   }
 
-  /** Checks {@code value}, naming this option in the error. */
-  T validate(Object value) {
+  /** Whether only servers read this option (a client accepts it and ignores it). */
+  public boolean serverOnly() {
+    return serverOnly;
+  }
+
+  /**
+   * Checks {@code value} and returns it in canonical form (a provider name in lower case, say).
+   *
+   * @throws IllegalArgumentException naming this option and its range, when {@code value} is not
+   *     of its type or out of its range
+   * @throws NullPointerException when {@code value} is null
+   */
+  public T validate(Object value) {
+    Objects.requireNonNull(value, name);
     if (!type.isInstance(value)) {
       throw new IllegalArgumentException(name + " takes a " + type.getSimpleName() + ", was " + value.getClass().getName());
     }
-    T v = type.cast(value);
+    T v = canonical.apply(type.cast(value));
     if (!valid.test(v)) {
       throw new IllegalArgumentException(name + " must be " + range + ", was " + v);
     }

@@ -39,67 +39,36 @@ import reactor.util.Loggers;
  * Each accepted connection runs the handler; when the handler's publisher terminates the
  * connection is disposed.
  */
-public final class RdmaServer {
+public final class RdmaServer extends RdmaTransport<RdmaServer> {
   private static final Logger log = Loggers.getLogger(RdmaServer.class);
 
-  private final TransportConfig config;
   private final BiFunction<? super RdmaInbound, ? super RdmaOutbound, ? extends Publisher<Void>> handler;
-  private final Consumer<? super RdmaConnection> onConnection;
-  private final Consumer<? super RdmaConnection> onDisconnected;
 
   private RdmaServer(TransportConfig config,
-      BiFunction<? super RdmaInbound, ? super RdmaOutbound, ? extends Publisher<Void>> handler,
-      Consumer<? super RdmaConnection> onConnection, Consumer<? super RdmaConnection> onDisconnected) {
-    this.config = config;
+      BiFunction<? super RdmaInbound, ? super RdmaOutbound, ? extends Publisher<Void>> handler) {
+    super(config);
     this.handler = handler;
-    this.onConnection = onConnection;
-    this.onDisconnected = onDisconnected;
   }
 
   /** A server on all local addresses ({@code 0.0.0.0}), any free port, an idle handler. */
   public static RdmaServer create() {
-    return new RdmaServer(TransportConfig.defaults("0.0.0.0"), (in, out) -> Mono.never(), c -> {}, c -> {});
+    return new RdmaServer(TransportConfig.defaults("0.0.0.0"), (in, out) -> Mono.never());
   }
 
-  /** The address to listen on: an RDMA device's IP address, or {@code 0.0.0.0} (the default) for all. */
-  public RdmaServer host(String host) {
-    return new RdmaServer(config.withHost(Objects.requireNonNull(host, "host")), handler, onConnection,
-        onDisconnected);
-  }
-
-  /** The port, 0 for any free one. */
-  public RdmaServer port(int port) {
-    return new RdmaServer(config.withPort(port), handler, onConnection, onDisconnected);
-  }
-
-  /** Sets {@code option}; an invalid value fails here, naming the option and its range (see docs/options.md). */
-  public <T> RdmaServer option(RdmaOption<T> option, T value) {
-    return new RdmaServer(config.with(option, value), handler, onConnection, onDisconnected);
-  }
-
-  /**
-   * Runs this server's connections on {@code loops} (default: {@link RdmaLoopResources#shared()}),
-   * which also choose how completions are waited for (event, busy-poll, thread per connection).
-   */
-  public RdmaServer runOn(RdmaLoopResources loops) {
-    return new RdmaServer(config.withLoops(Objects.requireNonNull(loops, "loops")), handler,
-        onConnection, onDisconnected);
+  @Override
+  RdmaServer duplicate(TransportConfig config) {
+    return new RdmaServer(config, handler);
   }
 
   /** What each connection does; the connection is disposed when the returned publisher terminates. */
   public RdmaServer handle(
       BiFunction<? super RdmaInbound, ? super RdmaOutbound, ? extends Publisher<Void>> handler) {
-    return new RdmaServer(config, Objects.requireNonNull(handler, "handler"), onConnection, onDisconnected);
+    return new RdmaServer(config, Objects.requireNonNull(handler, "handler"));
   }
 
   /** Called with each established connection, before the handler; adds to hooks set before. */
   public RdmaServer doOnConnection(Consumer<? super RdmaConnection> onConnection) {
-    return new RdmaServer(config, handler, TransportConfig.andThen(this.onConnection, onConnection), onDisconnected);
-  }
-
-  /** Called when a connection is closed and freed; adds to hooks set before. */
-  public RdmaServer doOnDisconnected(Consumer<? super RdmaConnection> onDisconnected) {
-    return new RdmaServer(config, handler, onConnection, TransportConfig.andThen(this.onDisconnected, onDisconnected));
+    return duplicate(config.withOnConnected(onConnection));
   }
 
   /**
@@ -195,16 +164,15 @@ public final class RdmaServer {
           return;
         }
       }
-      TransportConfig.Limits limits = config.limits();
       if (disposed) {
         refuse(endpoint, Protocol.Reject.SHUTTING_DOWN);
         return;
       }
-      if (connections.size() >= limits.maxConnections()) {
+      if (connections.size() >= config.get(RdmaOption.MAX_CONNECTIONS)) {
         refuse(endpoint, Protocol.Reject.TOO_MANY_CONNECTIONS);
         return;
       }
-      if (pending.incrementAndGet() > limits.maxPendingHandshakes()) {
+      if (pending.incrementAndGet() > config.get(RdmaOption.MAX_PENDING_HANDSHAKES)) {
         pending.decrementAndGet();
         refuse(endpoint, Protocol.Reject.TOO_MANY_HANDSHAKES);
         return;
@@ -220,7 +188,7 @@ public final class RdmaServer {
       connections.add(channel);
       channel.onDispose().subscribe(null, null, () -> {
         connections.remove(channel);
-        onDisconnected.accept(channel);
+        config.onDisconnected().accept(channel);
       });
       if (disposed) { // dispose() ran between the check above and the add: it did not see this one
         pending.decrementAndGet();
@@ -229,7 +197,7 @@ public final class RdmaServer {
         return;
       }
       Protocol.Hello hello = peer;
-      Duration timeout = limits.handshakeTimeout();
+      Duration timeout = config.get(RdmaOption.HANDSHAKE_TIMEOUT);
       endpoint.establish()
           .timeout(timeout, Mono.error(() -> new ConnectionException(ConnectionException.Reason.TIMED_OUT,
               "the handshake with a client of " + address() + " took longer than " + timeout.toMillis() + " ms", null)))
@@ -259,7 +227,7 @@ public final class RdmaServer {
     private void run(ConnectionOperations channel, Protocol.@org.jspecify.annotations.Nullable Hello peer) {
       channel.start(peer);
       try {
-        onConnection.accept(channel);
+        config.onConnected().accept(channel);
         Disposable d = Mono.fromDirect(handler.apply(channel, channel)).subscribe(null, e -> {
           log.debug("rdma-reactive: the handler of " + channel + " failed", e);
           channel.dispose();

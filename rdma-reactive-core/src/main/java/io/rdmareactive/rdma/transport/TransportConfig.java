@@ -5,133 +5,200 @@ import io.rdmareactive.rdma.spi.ConnectionProvider;
 import io.rdmareactive.rdma.spi.EndpointOptions;
 import io.rdmareactive.rdma.verbs.CompletionStreamOptions;
 import java.time.Duration;
-import java.util.Locale;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.function.Consumer;
 import org.jspecify.annotations.Nullable;
 
-/** The settings of a server or client; immutable, each {@code with} gives a copy. */
-record TransportConfig(String host, int port, int bufferSize, int bufferCount, int maxMessageSize,
-    int inlineThreshold, String provider, boolean raw, @Nullable RdmaLoopResources runOn, Duration connectTimeout,
-    Limits limits, Liveness liveness) {
-
+/**
+ * The settings of an {@link RdmaServer} or {@link RdmaClient}, read through their
+ * {@code configuration()}: every {@link RdmaOption}'s value, where to bind or connect, the loops.
+ * Immutable: a server or client configures a copy, as Reactor Netty's {@code TransportConfig}.
+ */
+public final class TransportConfig {
   static final Duration DEFAULT_CONNECT_TIMEOUT = Duration.ofSeconds(10);
 
-  static TransportConfig defaults(String host) {
-    return new TransportConfig(host, 0, RdmaOption.BUFFER_SIZE.defaultValue(), RdmaOption.BUFFER_COUNT.defaultValue(),
-        RdmaOption.MAX_MESSAGE_SIZE.defaultValue(), RdmaOption.INLINE_THRESHOLD.defaultValue(),
-        RdmaOption.PROVIDER.defaultValue(), RdmaOption.RAW.defaultValue(), null, DEFAULT_CONNECT_TIMEOUT, Limits.DEFAULTS,
-        Liveness.DEFAULTS);
+  // Set only on a fresh copy, before it is shared: a config is immutable once returned.
+  private String host;
+  private int port;
+  /** By {@link RdmaOption#index}; every slot holds a value, the option's default unless set. */
+  private Object[] values;
+  private @Nullable RdmaLoopResources runOn;
+  private Duration connectTimeout;
+  private Consumer<? super RdmaConnection> onConnected;
+  private Consumer<? super RdmaConnection> onDisconnected;
+
+  private TransportConfig(String host) {
+    this.host = host;
+    List<RdmaOption<?>> all = RdmaOption.values();
+    this.values = new Object[all.size()];
+    for (RdmaOption<?> o : all) {
+      values[o.index] = o.defaultValue();
+    }
+    this.connectTimeout = DEFAULT_CONNECT_TIMEOUT;
+    this.onConnected = c -> {};
+    this.onDisconnected = c -> {};
   }
 
+  private TransportConfig(TransportConfig from) {
+    this.host = from.host;
+    this.port = from.port;
+    this.values = from.values;
+    this.runOn = from.runOn;
+    this.connectTimeout = from.connectTimeout;
+    this.onConnected = from.onConnected;
+    this.onDisconnected = from.onDisconnected;
+  }
+
+  static TransportConfig defaults(String host) {
+    return new TransportConfig(host);
+  }
+
+  /** The host a server binds to or a client connects to. */
+  public String host() {
+    return host;
+  }
+
+  /** The port; for a server 0 means any free one. */
+  public int port() {
+    return port;
+  }
+
+  /** {@code option}'s value: the one set, else its default. */
+  public <T> T get(RdmaOption<T> option) {
+    return option.type().cast(values[option.index]);
+  }
+
+  /** Every option with its value, in {@link RdmaOption#values()} order; unmodifiable. */
+  public Map<RdmaOption<?>, Object> options() {
+    Map<RdmaOption<?>, Object> all = new LinkedHashMap<>();
+    for (RdmaOption<?> o : RdmaOption.values()) {
+      all.put(o, values[o.index]);
+    }
+    return Collections.unmodifiableMap(all);
+  }
+
+  /** The loops given with {@code runOn}, or null for {@link RdmaLoopResources#shared()}. */
+  public @Nullable RdmaLoopResources runOn() {
+    return runOn;
+  }
+
+  /** A client's bound on resolving, routing and the handshake together (servers do not use it). */
+  public Duration connectTimeout() {
+    return connectTimeout;
+  }
+
+  // ---- copies --------------------------------------------------------------------------------
+
   TransportConfig withHost(String host) {
-    return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold,
-        provider, raw, runOn, connectTimeout, limits, liveness);
+    TransportConfig c = new TransportConfig(this);
+    c.host = Objects.requireNonNull(host, "host");
+    return c;
   }
 
   TransportConfig withPort(int port) {
     Addresses.checkPort(port);
-    return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold,
-        provider, raw, runOn, connectTimeout, limits, liveness);
+    TransportConfig c = new TransportConfig(this);
+    c.port = port;
+    return c;
   }
 
-  private TransportConfig withLimits(Limits l) {
-    return with(l, liveness);
-  }
-
-  private TransportConfig with(Limits l, Liveness v) {
-    return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold,
-        provider, raw, runOn, connectTimeout, l, v);
-  }
-
-  /** A server's limits: connections, pending handshakes, and how long a handshake may take. */
-  record Limits(int maxConnections, int maxPendingHandshakes, Duration handshakeTimeout) {
-    static final Limits DEFAULTS = new Limits(RdmaOption.MAX_CONNECTIONS.defaultValue(),
-        RdmaOption.MAX_PENDING_HANDSHAKES.defaultValue(), RdmaOption.HANDSHAKE_TIMEOUT.defaultValue());
-  }
-
-  private TransportConfig withLiveness(Liveness l) {
-    return with(limits, l);
-  }
-
-  /**
-   * Deadlines that keep a connection from hanging on its peer: the close wait, the QP's retries
-   * and the keepalive interval (zero: none).
-   */
-  record Liveness(Duration closeTimeout, int retryCount, int rnrRetry, Duration keepaliveInterval) {
-    static final Liveness DEFAULTS = new Liveness(RdmaOption.CLOSE_TIMEOUT.defaultValue(),
-        RdmaOption.RETRY_COUNT.defaultValue(), RdmaOption.RNR_RETRY.defaultValue(),
-        RdmaOption.KEEPALIVE_INTERVAL.defaultValue());
+  /** A copy with {@code option} set to {@code value}, checked by the option. */
+  <T> TransportConfig with(RdmaOption<T> option, T value) {
+    T v = option.validate(value);
+    TransportConfig c = new TransportConfig(this);
+    c.values = Arrays.copyOf(values, values.length);
+    c.values[option.index] = v;
+    return c;
   }
 
   TransportConfig withLoops(RdmaLoopResources loops) {
-    return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold,
-        provider, raw, loops, connectTimeout, limits, liveness);
+    TransportConfig c = new TransportConfig(this);
+    c.runOn = Objects.requireNonNull(loops, "loops");
+    return c;
   }
 
   TransportConfig withConnectTimeout(Duration timeout) {
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("connect timeout must be positive, was " + timeout);
     }
-    return new TransportConfig(host, port, bufferSize, bufferCount, maxMessageSize, inlineThreshold,
-        provider, raw, runOn, timeout, limits, liveness);
+    TransportConfig c = new TransportConfig(this);
+    c.connectTimeout = timeout;
+    return c;
   }
 
-  <T> TransportConfig with(RdmaOption<T> option, T value) {
-    T v = option.validate(value);
-    int bs = bufferSize;
-    int bc = bufferCount;
-    int mm = maxMessageSize;
-    int it = inlineThreshold;
-    String pr = provider;
-    boolean rw = raw;
-    if (option == RdmaOption.BUFFER_SIZE) {
-      bs = (Integer) v;
-    } else if (option == RdmaOption.BUFFER_COUNT) {
-      bc = (Integer) v;
-    } else if (option == RdmaOption.MAX_MESSAGE_SIZE) {
-      mm = (Integer) v;
-    } else if (option == RdmaOption.INLINE_THRESHOLD) {
-      it = (Integer) v;
-    } else if (option == RdmaOption.MAX_CONNECTIONS) {
-      return withLimits(new Limits((Integer) v, limits.maxPendingHandshakes, limits.handshakeTimeout));
-    } else if (option == RdmaOption.MAX_PENDING_HANDSHAKES) {
-      return withLimits(new Limits(limits.maxConnections, (Integer) v, limits.handshakeTimeout));
-    } else if (option == RdmaOption.HANDSHAKE_TIMEOUT) {
-      return withLimits(new Limits(limits.maxConnections, limits.maxPendingHandshakes, (Duration) v));
-    } else if (option == RdmaOption.CLOSE_TIMEOUT) {
-      return withLiveness(new Liveness((Duration) v, liveness.retryCount, liveness.rnrRetry,
-          liveness.keepaliveInterval));
-    } else if (option == RdmaOption.RETRY_COUNT) {
-      return withLiveness(new Liveness(liveness.closeTimeout, (Integer) v, liveness.rnrRetry,
-          liveness.keepaliveInterval));
-    } else if (option == RdmaOption.RNR_RETRY) {
-      return withLiveness(new Liveness(liveness.closeTimeout, liveness.retryCount, (Integer) v,
-          liveness.keepaliveInterval));
-    } else if (option == RdmaOption.KEEPALIVE_INTERVAL) {
-      return withLiveness(new Liveness(liveness.closeTimeout, liveness.retryCount, liveness.rnrRetry, (Duration) v));
-    } else if (option == RdmaOption.PROVIDER) {
-      pr = ((String) v).toLowerCase(Locale.ROOT);
-    } else if (option == RdmaOption.RAW) {
-      rw = (Boolean) v;
-    } else {
-      throw new IllegalArgumentException("unknown option " + option);
-    }
-    return new TransportConfig(host, port, bs, bc, mm, it, pr, rw, runOn, connectTimeout, limits, liveness);
+  /** A copy that also calls {@code hook} with each established connection; hooks compose as Reactor Netty's do. */
+  TransportConfig withOnConnected(Consumer<? super RdmaConnection> hook) {
+    TransportConfig c = new TransportConfig(this);
+    c.onConnected = andThen(onConnected, hook);
+    return c;
+  }
+
+  /** A copy that also calls {@code hook} with each closed and freed connection. */
+  TransportConfig withOnDisconnected(Consumer<? super RdmaConnection> hook) {
+    TransportConfig c = new TransportConfig(this);
+    c.onDisconnected = andThen(onDisconnected, hook);
+    return c;
+  }
+
+  private static Consumer<RdmaConnection> andThen(Consumer<? super RdmaConnection> first,
+      Consumer<? super RdmaConnection> then) {
+    Objects.requireNonNull(then, "hook");
+    return c -> {
+      first.accept(c);
+      then.accept(c);
+    };
+  }
+
+  // ---- what the engine reads -----------------------------------------------------------------
+
+  Consumer<? super RdmaConnection> onConnected() {
+    return onConnected;
+  }
+
+  Consumer<? super RdmaConnection> onDisconnected() {
+    return onDisconnected;
+  }
+
+  // The sizes most parts read, named for brevity.
+  boolean raw() {
+    return get(RdmaOption.RAW);
+  }
+
+  int bufferSize() {
+    return get(RdmaOption.BUFFER_SIZE);
+  }
+
+  int bufferCount() {
+    return get(RdmaOption.BUFFER_COUNT);
+  }
+
+  int maxMessageSize() {
+    return get(RdmaOption.MAX_MESSAGE_SIZE);
+  }
+
+  int inlineThreshold() {
+    return get(RdmaOption.INLINE_THRESHOLD);
   }
 
   /** Receive buffers: framed mode keeps two beyond the demand-driven ones (see ConnectionOperations). */
   int receiveBuffers() {
-    return raw ? bufferCount : bufferCount + ConnectionOperations.RESERVE;
+    return raw() ? bufferCount() : bufferCount() + ConnectionOperations.RESERVE;
   }
 
   /** Send work requests: a data send per buffer plus room for credit updates. */
   int sendQueueDepth() {
-    return raw ? bufferCount : bufferCount + ConnectionOperations.RESERVE;
+    return raw() ? bufferCount() : bufferCount() + ConnectionOperations.RESERVE;
   }
 
   /** The endpoint options of a connection through {@code provider}, its CQ on the loops' channels. */
   EndpointOptions endpointOptions(ConnectionProvider provider, byte[] privateData) {
-    return new EndpointOptions(sendQueueDepth(), receiveBuffers(), inlineThreshold, privateData,
-        loops().channels(provider), liveness.retryCount(), liveness.rnrRetry());
+    return new EndpointOptions(sendQueueDepth(), receiveBuffers(), inlineThreshold(), privateData,
+        loops().channels(provider), get(RdmaOption.RETRY_COUNT), get(RdmaOption.RNR_RETRY));
   }
 
   /** The loops given with runOn, else the shared default. */
@@ -144,16 +211,12 @@ record TransportConfig(String host, int port, int bufferSize, int bufferCount, i
   }
 
   ConnectionProvider connectionProvider() {
+    String provider = get(RdmaOption.PROVIDER);
     return (provider.equals("default") ? RdmaDevices.provider() : RdmaDevices.provider(provider)).connections();
   }
 
-  /** Runs {@code first}, then {@code then}: hooks compose as Reactor Netty's do. */
-  static java.util.function.Consumer<RdmaConnection> andThen(
-      java.util.function.Consumer<? super RdmaConnection> first, java.util.function.Consumer<? super RdmaConnection> then) {
-    java.util.Objects.requireNonNull(then, "hook");
-    return c -> {
-      first.accept(c);
-      then.accept(c);
-    };
+  @Override
+  public String toString() {
+    return "TransportConfig[" + host + ":" + port + ", " + options() + "]";
   }
 }

@@ -53,6 +53,11 @@ public class RdmaRSocketServerFactory implements RSocketServerFactory {
     this.transport = Objects.requireNonNull(transport, "transport");
   }
 
+  /** The transport each server this factory creates binds. */
+  public RdmaServerTransport transport() {
+    return transport;
+  }
+
   /** Replaces the customizers applied to each {@code io.rsocket.core.RSocketServer}. */
   public void setServerCustomizers(Collection<? extends RSocketServerCustomizer> customizers) {
     this.customizers.clear();

@@ -5,7 +5,6 @@ import io.rdmareactive.rdma.spi.RdmaProvider;
 import io.rdmareactive.rdma.transport.RdmaClient;
 import io.rdmareactive.rdma.transport.RdmaConnection;
 import io.rdmareactive.rdma.transport.RdmaLoopResources;
-import io.rdmareactive.rdma.transport.RdmaOption;
 import io.rdmareactive.rdma.transport.RdmaServer;
 import io.rdmareactive.rdma.verbs.CompletionStreamOptions;
 import io.rdmareactive.rdma.verbs.IdleStrategy;
@@ -21,6 +20,9 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.Environment;
+import org.springframework.core.io.ResourceLoader;
+import org.springframework.util.ClassUtils;
 
 /**
  * rdma-reactive's auto-configuration: the {@link RdmaProvider} that {@code rdma.provider}
@@ -71,30 +73,45 @@ public class RdmaAutoConfiguration {
     return RdmaDevices.provider(properties.getProvider().selection());
   }
 
+  /** The clients of {@code rdma.clients.<name>.*}: host, port, connect timeout, options ({@link RdmaOptionBinder}). */
   @Bean
   @ConditionalOnMissingBean
-  RdmaClients rdmaClients(RdmaProperties properties, RdmaProvider provider, RdmaLoopResources loops,
+  RdmaClients rdmaClients(RdmaProperties properties, RdmaProvider provider, RdmaLoopResources loops, Environment env,
       ObjectProvider<RdmaClientCustomizer> customizers, ObjectProvider<RdmaConnectionObserver> observers) {
+    RdmaOptionBinder options = new RdmaOptionBinder(env, provider.name());
+    Map<String, RdmaProperties.Client> named = new LinkedHashMap<>(properties.getClients());
+    options.names("rdma.clients").forEach(name -> named.putIfAbsent(name, new RdmaProperties.Client()));
     Map<String, RdmaClient> clients = new LinkedHashMap<>();
-    properties.getClients().forEach((name, p) -> {
+    named.forEach((name, p) -> {
       RdmaClient c = RdmaClient.create().host(p.getHost()).port(p.getPort()).connectTimeout(p.getConnectTimeout());
-      clients.put(name, transport(c, p, provider).runOn(loops));
+      clients.put(name, options.apply(c, "rdma.clients." + name).runOn(loops));
     });
     return new RdmaClients(clients, customizers.orderedStream().toList(), observers(observers),
         properties.getServer().getShutdownTimeout());
   }
 
-  static RdmaClient transport(RdmaClient c, RdmaProperties.Transport p, RdmaProvider provider) {
-    return c.option(RdmaOption.PROVIDER, provider.name())
-        .option(RdmaOption.BUFFER_SIZE, p.getBufferSize())
-        .option(RdmaOption.BUFFER_COUNT, p.getBufferCount())
-        .option(RdmaOption.MAX_MESSAGE_SIZE, p.getMaxMessageSize())
-        .option(RdmaOption.INLINE_THRESHOLD, p.getInlineThreshold())
-        .option(RdmaOption.RAW, p.isRaw())
-        .option(RdmaOption.CLOSE_TIMEOUT, p.getCloseTimeout())
-        .option(RdmaOption.RETRY_COUNT, p.getRetryCount())
-        .option(RdmaOption.RNR_RETRY, p.getRnrRetry())
-        .option(RdmaOption.KEEPALIVE_INTERVAL, p.getKeepaliveInterval());
+  /**
+   * {@code rdma.rsocket.server.enabled=true} without the modules that serve it fails the start,
+   * naming what to add: otherwise {@link RdmaRSocketAutoConfiguration} would back off silently and
+   * Boot's TCP RSocket server take the port.
+   */
+  @Configuration(proxyBeanMethods = false)
+  @ConditionalOnBooleanProperty("rdma.rsocket.server.enabled")
+  static class RSocketServerRequirements {
+    private static final Map<String, String> NEEDED = Map.of(
+        "io.rdmareactive.rsocket.RdmaServerTransport", "io.rdmareactive:rdma-reactive-rsocket",
+        "org.springframework.boot.rsocket.server.RSocketServerFactory",
+        "org.springframework.boot:spring-boot-starter-rsocket");
+
+    RSocketServerRequirements(ResourceLoader resources) {
+      List<String> missing = NEEDED.entrySet().stream()
+          .filter(e -> !ClassUtils.isPresent(e.getKey(), resources.getClassLoader()))
+          .map(Map.Entry::getValue).sorted().toList();
+      if (!missing.isEmpty()) {
+        throw new IllegalStateException("rdma.rsocket.server.enabled=true needs " + String.join(" and ", missing)
+            + " on the classpath");
+      }
+    }
   }
 
   /** The server, when a handler exists. */
@@ -106,24 +123,12 @@ public class RdmaAutoConfiguration {
     @Bean
     @ConditionalOnMissingBean
     RdmaServer rdmaServer(RdmaProperties properties, RdmaProvider provider, RdmaLoopResources loops,
-        RdmaHandler handler,
+        RdmaHandler handler, Environment env,
         ObjectProvider<RdmaServerCustomizer> customizers, ObjectProvider<RdmaConnectionObserver> observers) {
       RdmaProperties.Server p = properties.getServer();
       RdmaConnectionObserver observer = observers(observers);
-      RdmaServer s = RdmaServer.create().host(p.getHost()).port(p.getPort())
-          .option(RdmaOption.PROVIDER, provider.name())
-          .option(RdmaOption.BUFFER_SIZE, p.getBufferSize())
-          .option(RdmaOption.BUFFER_COUNT, p.getBufferCount())
-          .option(RdmaOption.MAX_MESSAGE_SIZE, p.getMaxMessageSize())
-          .option(RdmaOption.INLINE_THRESHOLD, p.getInlineThreshold())
-          .option(RdmaOption.RAW, p.isRaw())
-          .option(RdmaOption.CLOSE_TIMEOUT, p.getCloseTimeout())
-          .option(RdmaOption.RETRY_COUNT, p.getRetryCount())
-          .option(RdmaOption.RNR_RETRY, p.getRnrRetry())
-          .option(RdmaOption.KEEPALIVE_INTERVAL, p.getKeepaliveInterval())
-          .option(RdmaOption.MAX_CONNECTIONS, p.getMaxConnections())
-          .option(RdmaOption.MAX_PENDING_HANDSHAKES, p.getMaxPendingHandshakes())
-          .option(RdmaOption.HANDSHAKE_TIMEOUT, p.getHandshakeTimeout())
+      RdmaServer s = new RdmaOptionBinder(env, provider.name())
+          .apply(RdmaServer.create().host(p.getHost()).port(p.getPort()), "rdma.server")
           .runOn(loops)
           .doOnConnection(c -> observer.connected("server", c))
           .doOnDisconnected(c -> observer.disconnected("server", c))

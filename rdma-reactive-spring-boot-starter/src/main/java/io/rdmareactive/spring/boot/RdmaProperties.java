@@ -106,113 +106,12 @@ public class RdmaProperties implements Validator {
     return clients;
   }
 
-  /** Settings a server and a client share: buffers and framing. */
-  public abstract static class Transport {
-    /** Bytes per send and receive buffer: the largest message that travels unfragmented. */
-    private int bufferSize = 16384;
-
-    /** Buffers each way: at most this many messages in flight per direction. */
-    private int bufferCount = 64;
-
-    /** Largest message (fragmented as needed); larger sends fail. */
-    private int maxMessageSize = 16777216;
-
-    /** Sends of at most this many bytes go inline; 0 disables. */
-    private int inlineThreshold = 0;
-
-    /** Raw mode: no framing or credits, for plain librdmacm peers. */
-    private boolean raw = false;
-
-    /** How long closing waits for the peer to acknowledge posted sends before it disconnects anyway. */
-    private Duration closeTimeout = RdmaOption.CLOSE_TIMEOUT.defaultValue();
-
-    /**
-     * Transport retries of an unacknowledged send before the connection is reset (0 .. 7; Soft-RoCE
-     * retries forever at 7). The connecting side's value governs both ends of a connection.
-     */
-    private int retryCount = RdmaOption.RETRY_COUNT.defaultValue();
-
-    /** Retries of a send the peer answered "receiver not ready" (0 .. 7; 7 retries forever). */
-    private int rnrRetry = RdmaOption.RNR_RETRY.defaultValue();
-
-    /** Idle time after which the peer is probed, so that a dead one is noticed (0: never). */
-    private Duration keepaliveInterval = RdmaOption.KEEPALIVE_INTERVAL.defaultValue();
-
-    public int getBufferSize() {
-      return bufferSize;
-    }
-
-    public void setBufferSize(int bufferSize) {
-      this.bufferSize = bufferSize;
-    }
-
-    public int getBufferCount() {
-      return bufferCount;
-    }
-
-    public void setBufferCount(int bufferCount) {
-      this.bufferCount = bufferCount;
-    }
-
-    public int getMaxMessageSize() {
-      return maxMessageSize;
-    }
-
-    public void setMaxMessageSize(int maxMessageSize) {
-      this.maxMessageSize = maxMessageSize;
-    }
-
-    public int getInlineThreshold() {
-      return inlineThreshold;
-    }
-
-    public void setInlineThreshold(int inlineThreshold) {
-      this.inlineThreshold = inlineThreshold;
-    }
-
-    public boolean isRaw() {
-      return raw;
-    }
-
-    public void setRaw(boolean raw) {
-      this.raw = raw;
-    }
-
-    public Duration getCloseTimeout() {
-      return closeTimeout;
-    }
-
-    public void setCloseTimeout(Duration closeTimeout) {
-      this.closeTimeout = closeTimeout;
-    }
-
-    public int getRetryCount() {
-      return retryCount;
-    }
-
-    public void setRetryCount(int retryCount) {
-      this.retryCount = retryCount;
-    }
-
-    public int getRnrRetry() {
-      return rnrRetry;
-    }
-
-    public void setRnrRetry(int rnrRetry) {
-      this.rnrRetry = rnrRetry;
-    }
-
-    public Duration getKeepaliveInterval() {
-      return keepaliveInterval;
-    }
-
-    public void setKeepaliveInterval(Duration keepaliveInterval) {
-      this.keepaliveInterval = keepaliveInterval;
-    }
-  }
-
-  /** The server, started with the context when an {@link RdmaHandler} bean exists. */
-  public static class Server extends Transport {
+  /**
+   * The server, started with the context when an {@link RdmaHandler} bean exists. Its options are
+   * {@code rdma.server.<option>}, one per {@link RdmaOption} (e.g. {@code rdma.server.buffer-size}),
+   * applied and checked by the option itself.
+   */
+  public static class Server {
     /** Whether to start a server (it also needs an RdmaHandler bean). */
     private boolean enabled = true;
 
@@ -224,39 +123,6 @@ public class RdmaProperties implements Validator {
 
     /** How long stopping waits for connections to drain and be freed. */
     private Duration shutdownTimeout = Duration.ofSeconds(30);
-
-    /** Connections served at once; connect requests beyond it are refused, saying why. */
-    private int maxConnections = RdmaOption.MAX_CONNECTIONS.defaultValue();
-
-    /** Connect requests accepted but not yet established; beyond it requests are refused. */
-    private int maxPendingHandshakes = RdmaOption.MAX_PENDING_HANDSHAKES.defaultValue();
-
-    /** How long an accepted connection may take to become established. */
-    private Duration handshakeTimeout = RdmaOption.HANDSHAKE_TIMEOUT.defaultValue();
-
-    public int getMaxConnections() {
-      return maxConnections;
-    }
-
-    public void setMaxConnections(int maxConnections) {
-      this.maxConnections = maxConnections;
-    }
-
-    public int getMaxPendingHandshakes() {
-      return maxPendingHandshakes;
-    }
-
-    public void setMaxPendingHandshakes(int maxPendingHandshakes) {
-      this.maxPendingHandshakes = maxPendingHandshakes;
-    }
-
-    public Duration getHandshakeTimeout() {
-      return handshakeTimeout;
-    }
-
-    public void setHandshakeTimeout(Duration handshakeTimeout) {
-      this.handshakeTimeout = handshakeTimeout;
-    }
 
     public boolean isEnabled() {
       return enabled;
@@ -291,8 +157,11 @@ public class RdmaProperties implements Validator {
     }
   }
 
-  /** A named client: where it connects and how. */
-  public static class Client extends Transport {
+  /**
+   * A named client: where it connects and how. Its options are {@code rdma.clients.<name>.<option>},
+   * one per {@link RdmaOption}, applied and checked by the option itself.
+   */
+  public static class Client {
     /** Host to connect to: the server's RDMA address. */
     private String host = "localhost";
 
@@ -342,43 +211,15 @@ public class RdmaProperties implements Validator {
     check(errors, "server.port", s.getPort(), s.getPort() >= 0 && s.getPort() <= 65_535, "must be 0 .. 65535");
     check(errors, "server.shutdown-timeout", s.getShutdownTimeout(), !s.getShutdownTimeout().isNegative(),
         "must not be negative");
-    check(errors, "server.max-connections", s.getMaxConnections(), s.getMaxConnections() >= 1, "must be >= 1");
-    check(errors, "server.max-pending-handshakes", s.getMaxPendingHandshakes(), s.getMaxPendingHandshakes() >= 1,
-        "must be >= 1");
-    check(errors, "server.handshake-timeout", s.getHandshakeTimeout(),
-        !s.getHandshakeTimeout().isNegative() && !s.getHandshakeTimeout().isZero(), "must be positive");
     check(errors, "loops", p.getLoops(), p.getLoops() >= 1, "must be >= 1");
     check(errors, "poll-budget", p.getPollBudget(), !p.getPollBudget().isNegative(), "must not be negative");
-    transport(errors, "server", s);
     p.getClients().forEach((name, c) -> {
       String at = "clients." + name;
       check(errors, at + ".host", c.getHost(), !c.getHost().isBlank(), "must not be blank");
       check(errors, at + ".port", c.getPort(), c.getPort() >= 1 && c.getPort() <= 65_535, "must be 1 .. 65535");
       check(errors, at + ".connect-timeout", c.getConnectTimeout(),
           !c.getConnectTimeout().isNegative() && !c.getConnectTimeout().isZero(), "must be positive");
-      transport(errors, at, c);
     });
-  }
-
-  static void transport(Errors errors, String at, Transport t) {
-    check(errors, at + ".buffer-size", t.getBufferSize(), t.getBufferSize() >= 64 && t.getBufferSize() <= (1 << 24),
-        "must be 64 .. 16777216");
-    check(errors, at + ".buffer-count", t.getBufferCount(), t.getBufferCount() >= 1 && t.getBufferCount() <= 16_384,
-        "must be 1 .. 16384");
-    check(errors, at + ".max-message-size", t.getMaxMessageSize(),
-        t.getMaxMessageSize() >= 1 && t.getMaxMessageSize() <= 256 << 20, "must be 1 .. 268435456");
-    check(errors, at + ".inline-threshold", t.getInlineThreshold(),
-        t.getInlineThreshold() >= 0 && t.getInlineThreshold() <= 1024, "must be 0 .. 1024");
-    check(errors, at + ".close-timeout", t.getCloseTimeout(),
-        !t.getCloseTimeout().isNegative() && !t.getCloseTimeout().isZero(), "must be positive");
-    check(errors, at + ".retry-count", t.getRetryCount(), t.getRetryCount() >= 0 && t.getRetryCount() <= 7,
-        "must be 0 .. 7");
-    check(errors, at + ".rnr-retry", t.getRnrRetry(), t.getRnrRetry() >= 0 && t.getRnrRetry() <= 7,
-        "must be 0 .. 7 (7: forever)");
-    Duration k = t.getKeepaliveInterval();
-    check(errors, at + ".keepalive-interval", k,
-        k.isZero() || (k.compareTo(Duration.ofMillis(10)) >= 0 && k.compareTo(Duration.ofDays(1)) <= 0),
-        "must be 0 (off) or 10ms .. 1d");
   }
 
   /**

@@ -5,6 +5,8 @@ import io.rdmareactive.rdma.transport.RdmaClient;
 import io.rdmareactive.rdma.transport.RdmaLoopResources;
 import io.rdmareactive.rdma.transport.RdmaOption;
 import io.rdmareactive.rdma.transport.RdmaServer;
+import io.rdmareactive.rdma.transport.RdmaTransport;
+import io.rdmareactive.rdma.transport.TransportConfig;
 import io.rdmareactive.rsocket.RdmaServerTransport;
 import io.rdmareactive.rsocket.boot.RdmaRSocketServerFactory;
 import io.rsocket.frame.decoder.PayloadDecoder;
@@ -48,13 +50,30 @@ public class RdmaRSocketAutoConfiguration {
   @ConditionalOnMissingBean
   @ConditionalOnBean({RdmaClients.class, RSocketRequester.Builder.class})
   RdmaRSocketRequesters rdmaRSocketRequesters(RdmaRSocketProperties rsocket, RdmaProperties properties,
-      RdmaProvider provider, RdmaLoopResources loops, RdmaClients clients,
+      RdmaProvider provider, RdmaLoopResources loops, RdmaClients clients, Environment env,
       ObjectProvider<RSocketRequester.Builder> builders) {
     RdmaRSocketProperties.Client p = rsocket.getClient();
-    RdmaClient client = RdmaAutoConfiguration.transport(RdmaClient.create().connectTimeout(p.getConnectTimeout()), p,
-        provider).runOn(loops);
-    return new RdmaRSocketRequesters(client, RdmaRSocketRequesters.frameLength(p.getMaxMessageSize()),
-        p.getMaxPendingFrames(), clients, properties, builders::getObject, properties.getServer().getShutdownTimeout());
+    RdmaClient client = framed(new RdmaOptionBinder(env, provider.name())
+        .apply(RdmaClient.create().connectTimeout(p.getConnectTimeout()), "rdma.rsocket.client"), "rdma.rsocket.client")
+        .runOn(loops);
+    return new RdmaRSocketRequesters(client, p.getMaxPendingFrames(), clients, builders::getObject,
+        properties.getServer().getShutdownTimeout());
+  }
+
+  /**
+   * {@code t}, checked for what RSocket adds to the options' own ranges: framing (not raw) and
+   * messages that hold a frame's header.
+   */
+  static <T extends RdmaTransport<T>> T framed(T t, String prefix) {
+    TransportConfig c = t.configuration();
+    if (c.get(RdmaOption.RAW)) {
+      throw new IllegalArgumentException(prefix + ".raw must be false (RSocket needs the framing)");
+    }
+    if (c.get(RdmaOption.MAX_MESSAGE_SIZE) < 64) {
+      throw new IllegalArgumentException(prefix + ".max-message-size must be >= 64 (the largest RSocket frame), was "
+          + c.get(RdmaOption.MAX_MESSAGE_SIZE));
+    }
+    return t;
   }
 
   /** Boot's RSocket server, over RDMA. */
@@ -77,16 +96,14 @@ public class RdmaRSocketAutoConfiguration {
             + "or spring.rsocket.server.port");
       }
       RdmaConnectionObserver observer = RdmaAutoConfiguration.observers(observers);
-      RdmaServer server = RdmaServer.create().host(host).port(port)
-          .option(RdmaOption.PROVIDER, provider.name())
-          .option(RdmaOption.BUFFER_SIZE, p.getBufferSize())
-          .option(RdmaOption.BUFFER_COUNT, p.getBufferCount())
-          .option(RdmaOption.INLINE_THRESHOLD, p.getInlineThreshold())
+      RdmaServer server = framed(new RdmaOptionBinder(env, provider.name())
+          .apply(RdmaServer.create().host(host).port(port), "rdma.rsocket.server"), "rdma.rsocket.server")
           .runOn(loops)
           .doOnConnection(c -> observer.connected("rsocket", c))
           .doOnDisconnected(c -> observer.disconnected("rsocket", c));
       RdmaRSocketServerFactory factory = new RdmaRSocketServerFactory(
-          RdmaServerTransport.create(server, RdmaRSocketRequesters.frameLength(p.getMaxMessageSize()))
+          RdmaServerTransport.create(server,
+              RdmaRSocketRequesters.frameLength(server.configuration().get(RdmaOption.MAX_MESSAGE_SIZE)))
               .maxPendingFrames(p.getMaxPendingFrames()));
       factory.setServerCustomizers(customizers.orderedStream().toList());
       factory.setLifecycleTimeout(p.getLifecycleTimeout());

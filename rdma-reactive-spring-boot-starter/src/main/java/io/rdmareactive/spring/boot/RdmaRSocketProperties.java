@@ -1,5 +1,6 @@
 package io.rdmareactive.spring.boot;
 
+import io.rdmareactive.rdma.transport.RdmaOption;
 import io.rdmareactive.rsocket.RdmaClientTransport;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
@@ -26,8 +27,11 @@ public class RdmaRSocketProperties implements Validator {
     return client;
   }
 
-  /** Boot's RSocket server (the application's {@code @MessageMapping} handlers) over RDMA. */
-  public static class Server extends RdmaProperties.Transport {
+  /**
+   * Boot's RSocket server (the application's {@code @MessageMapping} handlers) over RDMA. Its
+   * options are {@code rdma.rsocket.server.<option>}, one per {@link RdmaOption}, as the server's.
+   */
+  public static class Server {
     /** Serve Spring's RSocket handlers over RDMA instead of TCP or WebSocket. */
     private boolean enabled = false;
 
@@ -89,9 +93,10 @@ public class RdmaRSocketProperties implements Validator {
 
   /**
    * Requesters connected by host and port ({@link RdmaRSocketRequesters#requester(String, int)});
-   * those connected by name use {@code rdma.clients.<name>}.
+   * those connected by name use {@code rdma.clients.<name>}. Its options are
+   * {@code rdma.rsocket.client.<option>}, one per {@link RdmaOption}, as a named client's.
    */
-  public static class Client extends RdmaProperties.Transport {
+  public static class Client {
     /** Bounds resolving, routing and the handshake together. */
     private Duration connectTimeout = Duration.ofSeconds(10);
 
@@ -133,20 +138,10 @@ public class RdmaRSocketProperties implements Validator {
         s.getMaxPendingFrames() >= 1, "must be >= 1");
     RdmaProperties.check(errors, "rsocket.server.lifecycle-timeout", s.getLifecycleTimeout(),
         !s.getLifecycleTimeout().isNegative() && !s.getLifecycleTimeout().isZero(), "must be positive");
-    frames(errors, "rsocket.server", s);
     Client c = p.getClient();
     RdmaProperties.check(errors, "rsocket.client.connect-timeout", c.getConnectTimeout(),
         !c.getConnectTimeout().isNegative() && !c.getConnectTimeout().isZero(), "must be positive");
     RdmaProperties.check(errors, "rsocket.client.max-pending-frames", c.getMaxPendingFrames(),
         c.getMaxPendingFrames() >= 1, "must be >= 1");
-    frames(errors, "rsocket.client", c);
-  }
-
-  /** The transport's checks, and one of RSocket's: a frame must hold at least its header. */
-  private static void frames(Errors errors, String at, RdmaProperties.Transport t) {
-    RdmaProperties.transport(errors, at, t);
-    RdmaProperties.check(errors, at + ".max-message-size", t.getMaxMessageSize(), t.getMaxMessageSize() >= 64,
-        "must be >= 64 (the largest RSocket frame)");
-    RdmaProperties.check(errors, at + ".raw", t.isRaw(), !t.isRaw(), "must be false (RSocket needs the framing)");
   }
 }

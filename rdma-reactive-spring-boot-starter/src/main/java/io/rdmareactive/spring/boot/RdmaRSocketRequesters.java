@@ -2,6 +2,7 @@ package io.rdmareactive.spring.boot;
 
 import io.rdmareactive.rdma.transport.RdmaClient;
 import io.rdmareactive.rdma.transport.RdmaConnection;
+import io.rdmareactive.rdma.transport.RdmaOption;
 import io.rdmareactive.rsocket.RdmaClientTransport;
 import io.rsocket.frame.FrameLengthCodec;
 import java.time.Duration;
@@ -31,23 +32,22 @@ public class RdmaRSocketRequesters implements DisposableBean {
   private final int maxFrameLength;
   private final int maxPendingFrames;
   private final RdmaClients clients;
-  private final RdmaProperties properties;
   private final Supplier<RSocketRequester.Builder> builders;
   private final Duration closeTimeout;
   private final Set<RdmaConnection> open = ConcurrentHashMap.newKeySet();
 
   /**
-   * @param client options, provider and loops for requesters by host and port (host and port unset)
-   * @param clients the named clients, configured by {@code properties}
+   * @param client options, provider and loops for requesters by host and port (host and port unset);
+   *     its maximum message size bounds their frames
+   * @param clients the named clients
    * @param builders a fresh Boot builder per call (it is a prototype bean)
    */
-  RdmaRSocketRequesters(RdmaClient client, int maxFrameLength, int maxPendingFrames, RdmaClients clients,
-      RdmaProperties properties, Supplier<RSocketRequester.Builder> builders, Duration closeTimeout) {
+  RdmaRSocketRequesters(RdmaClient client, int maxPendingFrames, RdmaClients clients,
+      Supplier<RSocketRequester.Builder> builders, Duration closeTimeout) {
     this.client = client.doOnConnected(open::add).doOnDisconnected(open::remove);
-    this.maxFrameLength = maxFrameLength;
+    this.maxFrameLength = frameLength(client.configuration().get(RdmaOption.MAX_MESSAGE_SIZE));
     this.maxPendingFrames = maxPendingFrames;
     this.clients = clients;
-    this.properties = properties;
     this.builders = builders;
     this.closeTimeout = closeTimeout;
   }
@@ -65,9 +65,13 @@ public class RdmaRSocketRequesters implements DisposableBean {
    */
   public RdmaClientTransport transport(String clientName) {
     RdmaClient named = clients.get(clientName);
-    RdmaProperties.Client p = properties.getClients().get(clientName);
-    int max = p != null ? frameLength(p.getMaxMessageSize()) : FrameLengthCodec.FRAME_LENGTH_MASK;
+    int max = frameLength(named.configuration().get(RdmaOption.MAX_MESSAGE_SIZE));
     return RdmaClientTransport.create(named, max).maxPendingFrames(maxPendingFrames);
+  }
+
+  /** The client requesters by host and port start from: its options are {@code rdma.rsocket.client.*}. */
+  RdmaClient client() {
+    return client;
   }
 
   /** RSocket's frames are at most 16 MiB - 1; a larger message size allows them all. */

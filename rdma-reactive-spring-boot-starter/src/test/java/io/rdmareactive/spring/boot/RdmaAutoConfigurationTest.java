@@ -56,10 +56,6 @@ class RdmaAutoConfigurationTest {
       assertThat(p.getServer().isEnabled()).isTrue();
       assertThat(p.getServer().getHost()).isEqualTo("0.0.0.0");
       assertThat(p.getServer().getPort()).isEqualTo(7471);
-      assertThat(p.getServer().getBufferSize()).isEqualTo(RdmaOption.BUFFER_SIZE.defaultValue());
-      assertThat(p.getServer().getBufferCount()).isEqualTo(RdmaOption.BUFFER_COUNT.defaultValue());
-      assertThat(p.getServer().getMaxMessageSize()).isEqualTo(RdmaOption.MAX_MESSAGE_SIZE.defaultValue());
-      assertThat(p.getServer().getInlineThreshold()).isEqualTo(RdmaOption.INLINE_THRESHOLD.defaultValue());
       assertThat(p.getServer().getShutdownTimeout()).isEqualTo(Duration.ofSeconds(30));
       assertThat(p.getClients()).isEmpty();
       // On a host without an RDMA device auto resolves to in-memory; with one, to native.
@@ -72,16 +68,12 @@ class RdmaAutoConfigurationTest {
 
   @Test
   void propertiesAreBound() {
+    // The options (rdma.server.buffer-size and the like) are covered by RdmaOptionPropertiesTest.
     inMemory.withPropertyValues("rdma.device=mem0", "rdma.completion-mode=busy-poll",
-        "rdma.server.host=127.0.0.1", "rdma.server.port=0", "rdma.server.buffer-size=4096",
-        "rdma.server.buffer-count=16", "rdma.server.max-message-size=65536", "rdma.server.inline-threshold=64",
-        "rdma.loops=3", "rdma.poll-budget=20us", "rdma.server.shutdown-timeout=5s",
-        "rdma.server.max-connections=100", "rdma.server.max-pending-handshakes=8", "rdma.server.handshake-timeout=3s",
-        "rdma.clients.pricing.host=10.0.0.1", "rdma.clients.pricing.port=9000",
+        "rdma.server.host=127.0.0.1", "rdma.server.port=0", "rdma.loops=3", "rdma.poll-budget=20us",
+        "rdma.server.shutdown-timeout=5s", "rdma.clients.pricing.host=10.0.0.1", "rdma.clients.pricing.port=9000",
         "rdma.clients.pricing.connect-timeout=3s", "rdma.clients.pricing.buffer-count=8",
-        "rdma.clients.audit.port=9001", "rdma.server.close-timeout=2s", "rdma.server.retry-count=3",
-        "rdma.server.rnr-retry=7", "rdma.server.keepalive-interval=15s", "rdma.clients.pricing.keepalive-interval=1m",
-        "rdma.clients.pricing.retry-count=2").run(ctx -> {
+        "rdma.clients.audit.port=9001").run(ctx -> {
           RdmaProperties p = ctx.getBean(RdmaProperties.class);
           assertThat(p.getProvider()).isEqualTo(RdmaProperties.Provider.IN_MEMORY);
           assertThat(p.getDevice()).isEqualTo("mem0");
@@ -89,13 +81,6 @@ class RdmaAutoConfigurationTest {
           RdmaProperties.Server s = p.getServer();
           assertThat(s.getHost()).isEqualTo("127.0.0.1");
           assertThat(s.getPort()).isZero();
-          assertThat(s.getBufferSize()).isEqualTo(4096);
-          assertThat(s.getBufferCount()).isEqualTo(16);
-          assertThat(s.getMaxMessageSize()).isEqualTo(65536);
-          assertThat(s.getInlineThreshold()).isEqualTo(64);
-          assertThat(s.getMaxConnections()).isEqualTo(100);
-          assertThat(s.getMaxPendingHandshakes()).isEqualTo(8);
-          assertThat(s.getHandshakeTimeout()).isEqualTo(Duration.ofSeconds(3));
           assertThat(p.getLoops()).isEqualTo(3);
           assertThat(p.getPollBudget()).isEqualTo(Duration.ofNanos(20_000));
           RdmaLoopResources loops = ctx.getBean(RdmaLoopResources.class);
@@ -106,20 +91,13 @@ class RdmaAutoConfigurationTest {
           assertThat(c.getHost()).isEqualTo("10.0.0.1");
           assertThat(c.getPort()).isEqualTo(9000);
           assertThat(c.getConnectTimeout()).isEqualTo(Duration.ofSeconds(3));
-          assertThat(c.getBufferCount()).isEqualTo(8);
-          assertThat(s.getCloseTimeout()).isEqualTo(Duration.ofSeconds(2));
-          assertThat(s.getRetryCount()).isEqualTo(3);
-          assertThat(s.getRnrRetry()).isEqualTo(7);
-          assertThat(s.getKeepaliveInterval()).isEqualTo(Duration.ofSeconds(15));
-          assertThat(c.getKeepaliveInterval()).isEqualTo(Duration.ofMinutes(1));
-          assertThat(c.getRetryCount()).isEqualTo(2);
-          assertThat(c.getRnrRetry()).as("default").isEqualTo(RdmaOption.RNR_RETRY.defaultValue());
-          assertThat(c.getCloseTimeout()).as("default").isEqualTo(RdmaOption.CLOSE_TIMEOUT.defaultValue());
           assertThat(p.getClients().get("audit").getHost()).isEqualTo("localhost");
           assertThat(ctx.getBean(RdmaProvider.class).name()).isEqualTo("in-memory");
           RdmaClients clients = ctx.getBean(RdmaClients.class);
           assertThat(clients.names()).containsExactlyInAnyOrder("pricing", "audit");
-          assertThat(clients.get("pricing")).isNotNull();
+          assertThat(clients.get("pricing").configuration().get(RdmaOption.BUFFER_COUNT)).isEqualTo(8);
+          assertThat(clients.get("audit").configuration().get(RdmaOption.BUFFER_COUNT))
+              .isEqualTo(RdmaOption.BUFFER_COUNT.defaultValue());
           assertThatThrownBy(() -> clients.get("missing")).isInstanceOf(IllegalArgumentException.class)
               .hasMessageContaining("rdma.clients.missing").hasMessageContaining("[audit, pricing]");
         });
@@ -129,28 +107,38 @@ class RdmaAutoConfigurationTest {
   void invalidPropertiesFailTheStartNamingTheProperty() {
     inMemory.withPropertyValues("rdma.server.port=-1").run(ctx -> assertThat(ctx).hasFailed()
         .getFailure().rootCause().hasMessageContaining("rdma.server.port must be 0 .. 65535, was -1"));
-    inMemory.withPropertyValues("rdma.clients.pricing.port=0", "rdma.clients.pricing.buffer-size=10")
-        .run(ctx -> assertThat(ctx).hasFailed().getFailure().rootCause()
-            .hasMessageContaining("rdma.clients.pricing.port must be 1 .. 65535, was 0")
-            .hasMessageContaining("rdma.clients.pricing.buffer-size must be 64 .. 16777216, was 10"));
+    inMemory.withPropertyValues("rdma.clients.pricing.port=0").run(ctx -> assertThat(ctx).hasFailed()
+        .getFailure().rootCause().hasMessageContaining("rdma.clients.pricing.port must be 1 .. 65535, was 0"));
+    // Options are checked by RdmaOption itself, all of one server or client at once.
+    inMemory.withPropertyValues("rdma.clients.pricing.buffer-size=10").run(ctx -> assertThat(ctx).hasFailed()
+        .getFailure().rootCause()
+        .hasMessageContaining("rdma.clients.pricing.buffer-size: BUFFER_SIZE must be 64 .. 16 MiB, was 10"));
     inMemory.withPropertyValues("rdma.clients.x.connect-timeout=0s").run(ctx -> assertThat(ctx).hasFailed()
         .getFailure().rootCause().hasMessageContaining("rdma.clients.x.connect-timeout must be positive"));
-    inMemory.withPropertyValues("rdma.server.buffer-count=0", "rdma.server.inline-threshold=4096")
+    inMemory.withUserConfiguration(Echo.class)
+        .withPropertyValues("rdma.server.buffer-count=0", "rdma.server.inline-threshold=4096")
         .run(ctx -> assertThat(ctx).hasFailed().getFailure().rootCause()
-            .hasMessageContaining("rdma.server.buffer-count must be 1 .. 16384, was 0")
-            .hasMessageContaining("rdma.server.inline-threshold must be 0 .. 1024, was 4096"));
-    inMemory.withPropertyValues("rdma.loops=0", "rdma.server.max-connections=0", "rdma.server.handshake-timeout=0s")
+            .hasMessageContaining("rdma.server.buffer-count: BUFFER_COUNT must be 1 .. 16384, was 0")
+            .hasMessageContaining("rdma.server.inline-threshold: INLINE_THRESHOLD must be 0 .. 1024, was 4096"));
+    inMemory.withPropertyValues("rdma.loops=0").run(ctx -> assertThat(ctx).hasFailed().getFailure().rootCause()
+        .hasMessageContaining("rdma.loops must be >= 1, was 0"));
+    inMemory.withUserConfiguration(Echo.class)
+        .withPropertyValues("rdma.server.max-connections=0", "rdma.server.handshake-timeout=0s")
         .run(ctx -> assertThat(ctx).hasFailed().getFailure().rootCause()
-            .hasMessageContaining("rdma.loops must be >= 1, was 0")
-            .hasMessageContaining("rdma.server.max-connections must be >= 1, was 0")
-            .hasMessageContaining("rdma.server.handshake-timeout must be positive"));
-    inMemory.withPropertyValues("rdma.server.close-timeout=0s", "rdma.server.retry-count=8",
-        "rdma.clients.x.rnr-retry=-1", "rdma.clients.x.keepalive-interval=5ms")
+            .hasMessageContaining("rdma.server.max-connections: MAX_CONNECTIONS must be >= 1, was 0")
+            .hasMessageContaining("rdma.server.handshake-timeout: HANDSHAKE_TIMEOUT must be positive"));
+    inMemory.withUserConfiguration(Echo.class).withPropertyValues("rdma.server.close-timeout=0s",
+        "rdma.server.retry-count=8").run(ctx -> assertThat(ctx).hasFailed().getFailure().rootCause()
+            .hasMessageContaining("rdma.server.close-timeout: CLOSE_TIMEOUT must be positive, was PT0S")
+            .hasMessageContaining("rdma.server.retry-count: RETRY_COUNT must be 0 .. 7, was 8"));
+    inMemory.withPropertyValues("rdma.clients.x.rnr-retry=-1", "rdma.clients.x.keepalive-interval=5ms")
         .run(ctx -> assertThat(ctx).hasFailed().getFailure().rootCause()
-            .hasMessageContaining("rdma.server.close-timeout must be positive, was PT0S")
-            .hasMessageContaining("rdma.server.retry-count must be 0 .. 7, was 8")
-            .hasMessageContaining("rdma.clients.x.rnr-retry must be 0 .. 7 (7: forever), was -1")
-            .hasMessageContaining("rdma.clients.x.keepalive-interval must be 0 (off) or 10ms .. 1d, was PT0.005S"));
+            .hasMessageContaining("rdma.clients.x.rnr-retry: RNR_RETRY must be 0 .. 7 (7: forever), was -1")
+            .hasMessageContaining(
+                "rdma.clients.x.keepalive-interval: KEEPALIVE_INTERVAL must be 0 (off) or 10 ms .. 1 day, was PT0.005S"));
+    // Not a number: Boot's conversion failure names the property.
+    inMemory.withPropertyValues("rdma.clients.x.buffer-count=many").run(ctx -> assertThat(ctx).hasFailed()
+        .getFailure().hasStackTraceContaining("rdma.clients.x.buffer-count"));
     // Not a value of the enum: Boot's conversion failure names the property.
     runner.withPropertyValues("rdma.provider=fpga").run(ctx -> assertThat(ctx).hasFailed()
         .getFailure().hasStackTraceContaining("rdma.provider"));

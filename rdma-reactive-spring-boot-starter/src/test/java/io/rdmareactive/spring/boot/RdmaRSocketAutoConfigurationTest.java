@@ -3,6 +3,7 @@ package io.rdmareactive.spring.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmareactive.rdma.inmemory.InMemoryProvider;
+import io.rdmareactive.rsocket.RdmaServerTransport;
 import io.rdmareactive.rsocket.boot.RdmaRSocketServerFactory;
 import java.time.Duration;
 import java.util.Map;
@@ -17,6 +18,7 @@ import org.springframework.boot.rsocket.autoconfigure.RSocketStrategiesAutoConfi
 import org.springframework.boot.rsocket.context.RSocketPortInfoApplicationContextInitializer;
 import org.springframework.boot.rsocket.netty.NettyRSocketServerFactory;
 import org.springframework.boot.rsocket.server.RSocketServerFactory;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.messaging.handler.annotation.MessageMapping;
@@ -135,13 +137,29 @@ class RdmaRSocketAutoConfigurationTest {
     runner.withPropertyValues("rdma.rsocket.server.enabled=true").run(ctx -> assertThat(ctx).hasFailed()
         .getFailure().rootCause().hasMessageContaining("rdma.rsocket.server.port")
         .hasMessageContaining("spring.rsocket.server.port"));
-    runner.withPropertyValues("rdma.rsocket.server.port=70000", "rdma.rsocket.client.buffer-count=0",
-        "rdma.rsocket.server.max-message-size=32", "rdma.rsocket.client.raw=true").run(ctx -> assertThat(ctx).hasFailed()
-            .getFailure().rootCause()
-            .hasMessageContaining("rdma.rsocket.server.port must be 0 .. 65535, was 70000")
-            .hasMessageContaining("rdma.rsocket.client.buffer-count must be 1 .. 16384, was 0")
-            .hasMessageContaining("rdma.rsocket.server.max-message-size must be >= 64")
-            .hasMessageContaining("rdma.rsocket.client.raw must be false"));
+    runner.withPropertyValues("rdma.rsocket.server.port=70000").run(ctx -> assertThat(ctx).hasFailed()
+        .getFailure().rootCause().hasMessageContaining("rdma.rsocket.server.port must be 0 .. 65535, was 70000"));
+    runner.withPropertyValues("rdma.rsocket.client.buffer-count=0").run(ctx -> assertThat(ctx).hasFailed()
+        .getFailure().rootCause()
+        .hasMessageContaining("rdma.rsocket.client.buffer-count: BUFFER_COUNT must be 1 .. 16384, was 0"));
+    rdma.withPropertyValues("rdma.rsocket.server.max-message-size=32").run(ctx -> assertThat(ctx).hasFailed()
+        .getFailure().rootCause().hasMessageContaining("rdma.rsocket.server.max-message-size must be >= 64"));
+    runner.withPropertyValues("rdma.rsocket.client.raw=true").run(ctx -> assertThat(ctx).hasFailed()
+        .getFailure().rootCause().hasMessageContaining("rdma.rsocket.client.raw must be false"));
+  }
+
+  @Test
+  void enablingTheServerWithoutTheRSocketModuleFailsTheStartNamingTheArtifact() {
+    // Before: the RSocket auto-configuration backed off silently and Boot's TCP server took the port.
+    rdma.withClassLoader(new FilteredClassLoader(RdmaServerTransport.class)).run(ctx -> assertThat(ctx).hasFailed()
+        .getFailure().rootCause().hasMessageContaining("rdma.rsocket.server.enabled=true needs")
+        .hasMessageContaining("io.rdmareactive:rdma-reactive-rsocket")
+        .hasMessageNotContaining("spring-boot-starter-rsocket"));
+    rdma.withClassLoader(new FilteredClassLoader(RSocketServerFactory.class)).run(ctx -> assertThat(ctx).hasFailed()
+        .getFailure().rootCause().hasMessageContaining("org.springframework.boot:spring-boot-starter-rsocket"));
+    // Not enabled: nothing is required.
+    runner.withClassLoader(new FilteredClassLoader(RdmaServerTransport.class))
+        .run(ctx -> assertThat(ctx).hasNotFailed().doesNotHaveBean(RdmaRSocketServerFactory.class));
   }
 
   /** Request-response, then request-stream with REQUEST_N from the test: 3, then 997 more. */

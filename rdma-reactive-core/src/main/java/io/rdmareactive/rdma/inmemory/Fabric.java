@@ -73,6 +73,11 @@ final class Fabric {
     made.computeIfAbsent(type, t -> new java.util.concurrent.atomic.AtomicLong()).incrementAndGet();
   }
 
+  /** Counts a creation that has no live count of its own (a passive endpoint: its parts have theirs). */
+  void counted(String type) {
+    made.computeIfAbsent(type, t -> new java.util.concurrent.atomic.AtomicLong()).incrementAndGet();
+  }
+
   /** Objects created so far by type, released or not, sorted by type. */
   Map<String, Long> made() {
     Map<String, Long> m = new TreeMap<>();

@@ -150,8 +150,9 @@ public final class InMemoryProvider implements RdmaProvider {
 
   /**
    * In-memory verbs objects created on this provider's fabric so far, by type (the types of
-   * {@link #liveObjects()}), released or not: what a test reads to prove that something was never
-   * made, which live counts cannot show once it is freed again.
+   * {@link #liveObjects()}, and {@code passive-endpoint}: endpoints listeners built for connect
+   * requests), released or not: what a test reads to prove that something was never made, which
+   * live counts cannot show once it is freed again.
    */
   public Map<String, Long> createdObjects() {
     return fabric.made();

@@ -92,7 +92,9 @@ final class MemConnectionListener extends AbstractListener<MemConnectionListener
 
     @Override
     protected Endpoint newEndpoint() {
-      return provider.passive(request, address, options);
+      MemConnectionEndpoint ep = provider.passive(request, address, options);
+      fabric.counted("passive-endpoint");
+      return ep;
     }
 
     @Override

@@ -118,9 +118,10 @@ final class Keepalive {
 
   /** The failure of a connection whose sends stalled: no progress for an interval. */
   ConnectionException stalled() {
-    return ConnectionOperations.reset("a send made no progress for the keepalive interval ("
-        + interval.toMillis() + " ms, RdmaOption.KEEPALIVE_INTERVAL): the peer stopped acknowledging or receiving",
-        null);
+    String what = probing ? "the peer did not acknowledge a keepalive within the keepalive interval"
+        : "a send made no progress for the keepalive interval";
+    return ConnectionOperations.reset(what + " (" + interval.toMillis()
+        + " ms, RdmaOption.KEEPALIVE_INTERVAL): the peer or the path to it is gone, or it stopped receiving", null);
   }
 
   /** Disconnecting: no more ticks (a pending timer would keep the loop's thread alive). */

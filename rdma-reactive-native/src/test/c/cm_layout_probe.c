@@ -54,6 +54,8 @@ int main(void) {
   OFF(rdma_cm_event, status);
   OFF(rdma_cm_event, param.conn.private_data);
   OFF(rdma_cm_event, param.conn.private_data_len);
+  OFF(rdma_cm_event, param.conn.retry_count);
+  OFF(rdma_cm_event, param.conn.rnr_retry_count);
   OFF(rdma_cm_event, param.ud.private_data);
   OFF(rdma_cm_event, param.ud.private_data_len);
 

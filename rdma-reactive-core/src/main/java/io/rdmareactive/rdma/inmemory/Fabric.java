@@ -45,6 +45,7 @@ final class Fabric {
   final Set<MemConnectionEndpoint> endpoints = ConcurrentHashMap.newKeySet();
 
   private final ConcurrentHashMap<String, AtomicInteger> live = new ConcurrentHashMap<>();
+  private final ConcurrentHashMap<String, java.util.concurrent.atomic.AtomicLong> made = new ConcurrentHashMap<>();
 
   int nextQpNumber() {
     return nextQpn.getAndIncrement() & 0xFFFFFF;
@@ -69,6 +70,19 @@ final class Fabric {
 
   void created(String type) {
     live.computeIfAbsent(type, t -> new AtomicInteger()).incrementAndGet();
+    made.computeIfAbsent(type, t -> new java.util.concurrent.atomic.AtomicLong()).incrementAndGet();
+  }
+
+  /** Counts a creation that has no live count of its own (a passive endpoint: its parts have theirs). */
+  void counted(String type) {
+    made.computeIfAbsent(type, t -> new java.util.concurrent.atomic.AtomicLong()).incrementAndGet();
+  }
+
+  /** Objects created so far by type, released or not, sorted by type. */
+  Map<String, Long> made() {
+    Map<String, Long> m = new TreeMap<>();
+    made.forEach((k, v) -> m.put(k, v.get()));
+    return m;
   }
 
   void released(String type) {

@@ -148,6 +148,16 @@ public final class InMemoryProvider implements RdmaProvider {
     return fabric.live();
   }
 
+  /**
+   * In-memory verbs objects created on this provider's fabric so far, by type (the types of
+   * {@link #liveObjects()}, and {@code passive-endpoint}: endpoints listeners built for connect
+   * requests), released or not: what a test reads to prove that something was never made, which
+   * live counts cannot show once it is freed again.
+   */
+  public Map<String, Long> createdObjects() {
+    return fabric.made();
+  }
+
   /** A device: its name, which optional features it has, and the fabric its objects live on. */
   record DeviceSpec(String name, boolean xrc, boolean threadDomains, Fabric fabric) {
     long guid() {

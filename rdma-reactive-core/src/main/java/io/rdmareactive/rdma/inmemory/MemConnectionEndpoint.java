@@ -209,6 +209,15 @@ final class MemConnectionEndpoint extends AbstractEndpoint {
       this.sink = sink;
     }
 
+    /** The initiator's transport and RNR retry counts, as a CM request carries them. */
+    int retryCount() {
+      return initiator.options.retryCount();
+    }
+
+    int rnrRetry() {
+      return initiator.options.rnrRetry();
+    }
+
     synchronized boolean isPending() {
       return !done;
     }

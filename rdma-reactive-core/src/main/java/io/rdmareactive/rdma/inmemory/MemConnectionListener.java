@@ -1,31 +1,26 @@
 package io.rdmareactive.rdma.inmemory;
 
 import io.rdmareactive.rdma.ConnectionException;
-import io.rdmareactive.rdma.spi.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractListener;
 import io.rdmareactive.rdma.spi.Endpoint;
 import io.rdmareactive.rdma.spi.EndpointOptions;
-import io.rdmareactive.rdma.spi.Listener;
+import io.rdmareactive.rdma.spi.ListenLimits;
 import java.net.InetSocketAddress;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
-import reactor.core.publisher.Flux;
-import reactor.core.publisher.FluxSink;
 
-/** A port on the in-memory fabric: queued connect requests, handed out as passive endpoints on demand. */
-final class MemConnectionListener extends AbstractRdmaResource implements Listener {
+/**
+ * A port on the in-memory fabric: connect requests wait in the {@link AbstractListener}'s queue
+ * and become passive endpoints only when their taker builds one.
+ */
+final class MemConnectionListener extends AbstractListener<MemConnectionListener.Pending> {
   private final MemConnectionProvider provider;
   private final Fabric fabric;
   private final InetSocketAddress address;
   private final EndpointOptions options;
-  private final ConcurrentLinkedQueue<MemConnectionEndpoint.Request> pending = new ConcurrentLinkedQueue<>();
-  private final AtomicInteger wip = new AtomicInteger();
-  private final AtomicBoolean subscribed = new AtomicBoolean();
-  private volatile @Nullable FluxSink<Endpoint> sink;
 
-  MemConnectionListener(MemConnectionProvider provider, InetSocketAddress address, EndpointOptions options) {
-    super("in-memory listener on port " + address.getPort(), null);
+  MemConnectionListener(MemConnectionProvider provider, InetSocketAddress address, EndpointOptions options,
+      ListenLimits limits) {
+    super("in-memory listener on port " + address.getPort(), limits);
     this.provider = provider;
     this.fabric = provider.fabric();
     this.address = address;
@@ -43,96 +38,73 @@ final class MemConnectionListener extends AbstractRdmaResource implements Listen
     return address;
   }
 
-  @Override
-  public Flux<Endpoint> incoming() {
-    return Flux.create(s -> {
-      if (!subscribed.compareAndSet(false, true)) {
-        s.error(new IllegalStateException(this + " already has a subscriber"));
-        return;
-      }
-      if (isClosed()) {
-        s.complete();
-        return;
-      }
-      sink = s;
-      s.onRequest(n -> drain());
-      s.onDispose(() -> sink = null);
-      if (isClosed()) {
-        s.complete();
-      }
-    });
-  }
-
-  /** An initiator's connect request arrived; false when this listener is closed. */
+  /** An initiator's connect request arrived; false when this listener no longer listens. */
   boolean offer(MemConnectionEndpoint.Request request) {
-    if (isClosed()) {
+    if (isClosed() || fabric.listeners.get(address.getPort()) != this) {
       return false;
     }
-    pending.add(request);
-    if (isClosed() || fabric.listeners.get(address.getPort()) != this) {
-      rejectPending();
-      return true;
-    }
-    drain();
+    offer(new Pending(request));
     return true;
   }
 
-  private void drain() {
-    if (wip.getAndIncrement() != 0) {
-      return;
-    }
-    int missed = 1;
-    do {
-      FluxSink<Endpoint> s = sink;
-      while (s != null && s.requestedFromDownstream() > 0 && !isClosed()) {
-        MemConnectionEndpoint.Request r = pending.poll();
-        if (r == null) {
-          break;
-        }
-        if (!r.isPending()) {
-          continue; // its initiator gave up
-        }
-        MemConnectionEndpoint ep;
-        try {
-          ep = provider.passive(r, address, options);
-        } catch (RuntimeException e) {
-          r.reject(new ConnectionException(ConnectionException.Reason.REFUSED,
-              "the listener on " + address + " could not create an endpoint: " + e.getMessage(), e));
-          continue;
-        }
-        synchronized (this) { // close() runs release(), which completes the sink, under this lock
-          if (!isClosed()) {
-            s.next(ep);
-            continue;
-          }
-        }
-        ep.reject(new byte[0]); // closed meanwhile: a completed sink would drop it, leaking it; refuse and free it
-      }
-      missed = wip.addAndGet(-missed);
-    } while (missed != 0);
-  }
-
-  private void rejectPending() {
-    MemConnectionEndpoint.Request r;
-    while ((r = pending.poll()) != null) {
-      r.reject(new ConnectionException(ConnectionException.Reason.REFUSED,
-          "connection refused: the listener on " + address + " closed", null));
-    }
+  @Override
+  protected void stopListening() {
+    fabric.listeners.remove(address.getPort(), this);
   }
 
   @Override
-  protected void release() {
-    fabric.listeners.remove(address.getPort(), this);
-    rejectPending();
-    FluxSink<Endpoint> s = sink;
-    if (s != null) {
-      s.complete();
-    }
+  protected void released() {
     fabric.released("listener");
   }
 
   @Override
   protected String closeFunction() {
     return "rdma_destroy_id";
+  }
+
+  /** A fabric connect request waiting here: nothing is built for it until {@link #createEndpoint()}. */
+  final class Pending extends AbstractListener.Request {
+    private final MemConnectionEndpoint.Request request;
+
+    Pending(MemConnectionEndpoint.Request request) {
+      this.request = request;
+    }
+
+    @Override
+    public byte[] privateData() {
+      return request.privateData.clone();
+    }
+
+    @Override
+    public int retryCount() {
+      return request.retryCount();
+    }
+
+    @Override
+    public int rnrRetry() {
+      return request.rnrRetry();
+    }
+
+    @Override
+    protected boolean gone() {
+      return !request.isPending();
+    }
+
+    @Override
+    protected Endpoint newEndpoint() {
+      MemConnectionEndpoint ep = provider.passive(request, address, options);
+      fabric.counted("passive-endpoint");
+      return ep;
+    }
+
+    @Override
+    protected void free(byte @Nullable [] rejectWith) {
+      if (rejectWith != null) {
+        request.reject(new ConnectionException(ConnectionException.Reason.REFUSED,
+            "connection refused by the listener on " + address, null), rejectWith);
+      } else {
+        request.cancel();
+      }
+    }
   }
 }

@@ -5,6 +5,7 @@ import io.rdmareactive.rdma.spi.ConnectionProvider;
 import io.rdmareactive.rdma.verbs.CompletionChannel;
 import io.rdmareactive.rdma.spi.Endpoint;
 import io.rdmareactive.rdma.spi.EndpointOptions;
+import io.rdmareactive.rdma.spi.ListenLimits;
 import io.rdmareactive.rdma.spi.Listener;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -33,10 +34,10 @@ final class MemConnectionProvider implements ConnectionProvider {
   }
 
   @Override
-  public Listener listen(InetSocketAddress address, EndpointOptions options) {
+  public Listener listen(InetSocketAddress address, EndpointOptions options, ListenLimits limits) {
     checkResolved(address);
     if (address.getPort() != 0) {
-      MemConnectionListener l = new MemConnectionListener(this, address, options);
+      MemConnectionListener l = new MemConnectionListener(this, address, options, limits);
       if (fabric.listeners.putIfAbsent(address.getPort(), l) != null) {
         l.abandonUnbound();
         throw new ConnectionException(ConnectionException.Reason.ADDRESS_IN_USE,
@@ -47,7 +48,7 @@ final class MemConnectionProvider implements ConnectionProvider {
     for (;;) {
       int port = fabric.nextPort();
       InetSocketAddress bound = new InetSocketAddress(address.getAddress(), port);
-      MemConnectionListener l = new MemConnectionListener(this, bound, options);
+      MemConnectionListener l = new MemConnectionListener(this, bound, options, limits);
       if (fabric.listeners.putIfAbsent(port, l) == null) {
         return l;
       }

@@ -16,10 +16,16 @@ import reactor.core.publisher.Mono;
  */
 public interface ConnectionProvider {
   /**
-   * Binds and listens at {@code address} (port 0: any free port). Endpoints it emits are created
-   * with {@code options}, whose private data goes out with each accept.
+   * Binds and listens at {@code address} (port 0: any free port). Endpoints built for its requests
+   * are created with {@code options}, whose private data goes out with each accept; requests wait
+   * for demand within {@code limits}.
    */
-  Listener listen(InetSocketAddress address, EndpointOptions options);
+  Listener listen(InetSocketAddress address, EndpointOptions options, ListenLimits limits);
+
+  /** {@link #listen(InetSocketAddress, EndpointOptions, ListenLimits)} with {@link ListenLimits#DEFAULTS}. */
+  default Listener listen(InetSocketAddress address, EndpointOptions options) {
+    return listen(address, options, ListenLimits.DEFAULTS);
+  }
 
   /**
    * Resolves {@code address} and a route to it within {@code timeout} and creates an endpoint for

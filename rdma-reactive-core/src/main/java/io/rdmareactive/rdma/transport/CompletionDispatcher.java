@@ -111,9 +111,9 @@ final class CompletionDispatcher implements CompletionRing.Handler {
     }
     sender.sendCompleted(tag == DATA, index, success);
     if (tag == KEEPALIVE) {
-      keepalive.probeCompleted();
+      keepalive.probeCompleted(success);
     } else if (success) {
-      keepalive.sign(); // the peer acknowledged it
+      keepalive.sent(); // the peer acknowledged it
     }
     if (!success) {
       if (status == WorkCompletion.Status.RNR_RETRY_EXC_ERR) {

@@ -319,8 +319,13 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
           sender.pump();
         }
         sender.sendCredits();
-        if (keepalive.probeDue(sender.sendsOutstanding())) {
-          sender.postProbe();
+        switch (keepalive.tick(sender.sendsOutstanding())) {
+          case PROBE -> sender.postProbe();
+          case STALLED -> {
+            fail(keepalive.stalled());
+            drain(); // once more: the failure disconnects
+          }
+          case NONE -> { }
         }
       }
     } else if (closer.disconnected()) {

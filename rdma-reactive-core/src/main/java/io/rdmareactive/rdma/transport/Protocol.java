@@ -69,7 +69,9 @@ final class Protocol {
     TOO_MANY_CONNECTIONS("it serves its maximum of connections (RdmaOption.MAX_CONNECTIONS)"),
     TOO_MANY_HANDSHAKES("too many handshakes are pending there (RdmaOption.MAX_PENDING_HANDSHAKES)"),
     BAD_HELLO("the connect request had no valid rdma-reactive hello (a raw peer needs RdmaOption.RAW)"),
-    SHUTTING_DOWN("the server is shutting down");
+    SHUTTING_DOWN("the server is shutting down"),
+    TOO_MANY_RETRIES("it asked for more transport or RNR retries than the server allows, which the CM would"
+        + " apply to the server's side too (RdmaOption.RETRY_COUNT, RdmaOption.RNR_RETRY)");
 
     static final int LENGTH = 8;
     private static final byte KIND = 'R';

@@ -1,8 +1,10 @@
 package io.rdmareactive.rdma.transport;
 
 import io.rdmareactive.rdma.ConnectionException;
+import io.rdmareactive.rdma.spi.ConnectRequest;
 import io.rdmareactive.rdma.spi.ConnectionProvider;
 import io.rdmareactive.rdma.spi.Endpoint;
+import io.rdmareactive.rdma.spi.ListenLimits;
 import io.rdmareactive.rdma.spi.Listener;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -80,7 +82,9 @@ public final class RdmaServer extends RdmaTransport<RdmaServer> {
     return Mono.fromCallable(() -> {
       InetSocketAddress address = Addresses.resolve(c.host(), c.port());
       ConnectionProvider provider = c.connectionProvider();
-      Listener listener = provider.listen(address, c.endpointOptions(provider, ConnectionOperations.hello(c)));
+      Listener listener = provider.listen(address, c.endpointOptions(provider, ConnectionOperations.hello(c)),
+          new ListenLimits(c.get(RdmaOption.MAX_PENDING_HANDSHAKES), c.get(RdmaOption.HANDSHAKE_TIMEOUT),
+              Protocol.Reject.TOO_MANY_HANDSHAKES.encode()));
       return (DisposableRdmaServer) new Bound(listener);
     }).subscribeOn(Schedulers.boundedElastic());
   }
@@ -107,40 +111,37 @@ public final class RdmaServer extends RdmaTransport<RdmaServer> {
 
     Bound(Listener listener) {
       this.listener = listener;
-      // Off the CM thread: registering buffers and the user's callbacks never hold up connection
-      // setup for the whole process (rdma-cm serves every id).
       this.accepting = listener.incoming()
-          // Handed out after a dispose cancelled this: the endpoint is ours to close all the same
-          // (refusing it also tells its client), off the canceller's thread (the CM's, say).
-          .doOnDiscard(Endpoint.class, e -> Schedulers.boundedElastic()
-              .schedule(() -> refuse(e, Protocol.Reject.SHUTTING_DOWN)))
+          // Handed out after a dispose cancelled this: the request is ours to refuse all the same.
+          .doOnDiscard(ConnectRequest.class, r -> refuse(r, Protocol.Reject.SHUTTING_DOWN))
           .subscribeWith(new Acceptor());
     }
 
     /**
-     * Takes one connect request at a time, each accepted on a task of its own. Not publishOn: a
-     * dispose cancels publishOn's worker, and a request queued for it then is neither accepted
-     * nor discarded, so its endpoint would leak. A task here always runs, and finds the server
-     * disposed.
+     * Takes every connect request as it comes and decides on the request itself, before anything
+     * is built for it (cheap checks, fit for the CM thread that may deliver it); a request let in
+     * is built and accepted on a task of its own, off the CM thread: registering buffers and the
+     * user's callbacks never hold up connection setup for the whole process (rdma-cm serves every
+     * id). Not publishOn: a dispose cancels publishOn's worker, and a request queued for it then
+     * would be neither accepted nor discarded, and leak. A task here always runs, and finds the
+     * server disposed.
      */
-    private final class Acceptor extends BaseSubscriber<Endpoint> {
+    private final class Acceptor extends BaseSubscriber<ConnectRequest> {
       @Override
       protected void hookOnSubscribe(Subscription s) {
-        s.request(1);
+        s.request(Long.MAX_VALUE); // MAX_PENDING_HANDSHAKES bounds what is let in, below
       }
 
       @Override
-      protected void hookOnNext(Endpoint endpoint) {
+      protected void hookOnNext(ConnectRequest request) {
+        if (!admit(request)) {
+          return;
+        }
         try {
-          Schedulers.boundedElastic().schedule(() -> {
-            try {
-              accept(endpoint);
-            } finally {
-              request(1);
-            }
-          });
+          Schedulers.boundedElastic().schedule(() -> accept(request));
         } catch (RuntimeException rejected) { // the scheduler is shut down: the JVM is exiting
-          refuse(endpoint, Protocol.Reject.SHUTTING_DOWN);
+          pending.decrementAndGet();
+          refuse(request, Protocol.Reject.SHUTTING_DOWN);
         }
       }
 
@@ -155,26 +156,53 @@ public final class RdmaServer extends RdmaTransport<RdmaServer> {
       }
     }
 
-    private void accept(Endpoint endpoint) {
-      Protocol.Hello peer = null;
-      if (!config.raw()) {
-        peer = Protocol.Hello.decode(endpoint.remotePrivateData());
-        if (peer == null) {
-          refuse(endpoint, Protocol.Reject.BAD_HELLO);
-          return;
-        }
+    /**
+     * Checks a connect request before anything is built for it: its hello, its retry counts (the
+     * CM applies the initiator's to this side's QP, so a request for more than this server allows
+     * would let the client hold this server's sends), and the limits. Refuses it, or counts it as
+     * a pending handshake and returns true.
+     */
+    private boolean admit(ConnectRequest request) {
+      if (!config.raw() && Protocol.Hello.decode(request.privateData()) == null) {
+        refuse(request, Protocol.Reject.BAD_HELLO);
+        return false;
+      }
+      if (request.retryCount() > config.get(RdmaOption.RETRY_COUNT)
+          || request.rnrRetry() > config.get(RdmaOption.RNR_RETRY)) {
+        refuse(request, Protocol.Reject.TOO_MANY_RETRIES);
+        return false;
       }
       if (disposed) {
-        refuse(endpoint, Protocol.Reject.SHUTTING_DOWN);
-        return;
+        refuse(request, Protocol.Reject.SHUTTING_DOWN);
+        return false;
       }
       if (connections.size() >= config.get(RdmaOption.MAX_CONNECTIONS)) {
-        refuse(endpoint, Protocol.Reject.TOO_MANY_CONNECTIONS);
-        return;
+        refuse(request, Protocol.Reject.TOO_MANY_CONNECTIONS);
+        return false;
       }
       if (pending.incrementAndGet() > config.get(RdmaOption.MAX_PENDING_HANDSHAKES)) {
         pending.decrementAndGet();
-        refuse(endpoint, Protocol.Reject.TOO_MANY_HANDSHAKES);
+        refuse(request, Protocol.Reject.TOO_MANY_HANDSHAKES);
+        return false;
+      }
+      return true;
+    }
+
+    /** Builds and accepts an admitted request, on a bounded-elastic task (blocking: verbs objects, buffers). */
+    private void accept(ConnectRequest request) {
+      if (disposed) {
+        pending.decrementAndGet();
+        refuse(request, Protocol.Reject.SHUTTING_DOWN);
+        return;
+      }
+      Protocol.@org.jspecify.annotations.Nullable Hello peer = config.raw() ? null
+          : Protocol.Hello.decode(request.privateData());
+      Endpoint endpoint;
+      try {
+        endpoint = request.createEndpoint(); // rejects and frees the request when it fails
+      } catch (RuntimeException e) {
+        pending.decrementAndGet();
+        log.error("rdma-reactive: could not build an endpoint for a connect request to " + address(), e);
         return;
       }
       ConnectionOperations channel;
@@ -240,7 +268,7 @@ public final class RdmaServer extends RdmaTransport<RdmaServer> {
     }
 
     /** Rejects a connect request, telling the client why; logs the first refusal of each kind. */
-    private void refuse(Endpoint endpoint, Protocol.Reject why) {
+    private void refuse(ConnectRequest request, Protocol.Reject why) {
       refused.incrementAndGet();
       String msg = "rdma-reactive: refusing a connect request to " + address() + ": " + why.why;
       if (refusalsLogged.add(why)) {
@@ -249,7 +277,7 @@ public final class RdmaServer extends RdmaTransport<RdmaServer> {
         log.debug(msg);
       }
       try {
-        endpoint.reject(why.encode());
+        request.reject(why.encode());
       } catch (RuntimeException e) {
         log.debug("rdma-reactive: rejecting failed", e);
       }

@@ -86,7 +86,8 @@ class InMemoryProviderTest {
       }
       Endpoint local = provider.connections().connect(l.boundAddress(), options, Duration.ofSeconds(5)).block();
       try {
-        StepVerifier.create(l.incoming().take(1).doOnNext(Endpoint::close))
+        StepVerifier.create(l.incoming().take(1).map(io.rdmareactive.rdma.spi.ConnectRequest::createEndpoint)
+                .doOnNext(Endpoint::close))
             .then(() -> local.establish().subscribe(v -> {}, e -> {}))
             .expectNextCount(1)
             .verifyComplete();

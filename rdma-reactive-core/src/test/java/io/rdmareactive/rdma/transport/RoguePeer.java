@@ -55,11 +55,21 @@ final class RoguePeer implements AutoCloseable {
    */
   static RoguePeer connect(ConnectionProvider cp, InetSocketAddress server, int bufferCount, int receives,
       Duration wait) {
-    byte[] hello = new Protocol.Hello(BUFFER, bufferCount, 1 << 20).encode();
     // Three transport retries, not the default six: the connecting side's count governs both
     // ends, and a victim probing a vanished rogue then gives up in ~4 ACK timeouts (~10 s on rxe).
+    return connect(cp, server, bufferCount, receives, 3, EndpointOptions.DEFAULT_RNR_RETRY, wait);
+  }
+
+  /**
+   * As {@link #connect(ConnectionProvider, InetSocketAddress, int, int, Duration)}, asking for
+   * {@code retryCount} transport and {@code rnrRetry} RNR retries (7: forever, on rxe both), which
+   * the CM applies to the server's side of the connection too.
+   */
+  static RoguePeer connect(ConnectionProvider cp, InetSocketAddress server, int bufferCount, int receives,
+      int retryCount, int rnrRetry, Duration wait) {
+    byte[] hello = new Protocol.Hello(BUFFER, bufferCount, 1 << 20).encode();
     Endpoint ep = cp.connect(server, new EndpointOptions(64, 8, 0, hello)
-        .withRetries(3, EndpointOptions.DEFAULT_RNR_RETRY), wait).block(wait);
+        .withRetries(retryCount, rnrRetry), wait).block(wait);
     RoguePeer rogue = new RoguePeer(ep);
     rogue.grantsPending = Math.max(0, receives - ConnectionOperations.RESERVE);
     try {

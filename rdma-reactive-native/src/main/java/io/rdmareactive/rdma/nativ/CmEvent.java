@@ -15,8 +15,10 @@ import java.lang.foreign.MemorySegment;
  * @param listenId the listening id of a CONNECT_REQUEST, otherwise 0
  * @param privateData the peer's private data (connect, accept or reject), empty when none; on
  *     InfiniBand/RoCE padded with zeros to the CM message's private-data size
+ * @param retryCount a CONNECT_REQUEST's transport retry count (the initiator's, from the REQ), otherwise 0
+ * @param rnrRetry a CONNECT_REQUEST's RNR retry count (the initiator's, from the REQ), otherwise 0
  */
-record CmEvent(Type type, int status, long id, long listenId, byte[] privateData) {
+record CmEvent(Type type, int status, long id, long listenId, byte[] privateData, int retryCount, int rnrRetry) {
 
   /** enum rdma_cm_event_type, in order, in Java names. */
   enum Type {
@@ -50,8 +52,11 @@ record CmEvent(Type type, int status, long id, long listenId, byte[] privateData
           Byte.toUnsignedInt(e.get(JAVA_BYTE, CmLayout.CM_EVENT_PARAM_CONN_PRIVATE_DATA_LEN)));
       default -> new byte[0];
     };
+    boolean request = type == Type.CONNECT_REQUEST;
     return new CmEvent(type, e.get(JAVA_INT, CmLayout.CM_EVENT_STATUS),
-        e.get(ADDRESS, CmLayout.CM_EVENT_ID).address(), e.get(ADDRESS, CmLayout.CM_EVENT_LISTEN_ID).address(), data);
+        e.get(ADDRESS, CmLayout.CM_EVENT_ID).address(), e.get(ADDRESS, CmLayout.CM_EVENT_LISTEN_ID).address(), data,
+        request ? Byte.toUnsignedInt(e.get(JAVA_BYTE, CmLayout.CM_EVENT_PARAM_CONN_RETRY_COUNT)) : 0,
+        request ? Byte.toUnsignedInt(e.get(JAVA_BYTE, CmLayout.CM_EVENT_PARAM_CONN_RNR_RETRY_COUNT)) : 0);
   }
 
   @Override

@@ -61,6 +61,8 @@ final class CmLayout {
   static final long CM_EVENT_STATUS = v("rdma_cm_event.status", 20);
   static final long CM_EVENT_PARAM_CONN_PRIVATE_DATA = v("rdma_cm_event.param.conn.private_data", 24);
   static final long CM_EVENT_PARAM_CONN_PRIVATE_DATA_LEN = v("rdma_cm_event.param.conn.private_data_len", 32);
+  static final long CM_EVENT_PARAM_CONN_RETRY_COUNT = v("rdma_cm_event.param.conn.retry_count", 36);
+  static final long CM_EVENT_PARAM_CONN_RNR_RETRY_COUNT = v("rdma_cm_event.param.conn.rnr_retry_count", 37);
   static final long CM_EVENT_PARAM_UD_PRIVATE_DATA = v("rdma_cm_event.param.ud.private_data", 24);
   static final long CM_EVENT_PARAM_UD_PRIVATE_DATA_LEN = v("rdma_cm_event.param.ud.private_data_len", 32);
 

@@ -4,29 +4,25 @@ import static java.lang.foreign.ValueLayout.ADDRESS;
 
 import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.NativeCallException;
-import io.rdmareactive.rdma.spi.AbstractRdmaResource;
+import io.rdmareactive.rdma.spi.AbstractListener;
 import io.rdmareactive.rdma.spi.Endpoint;
 import io.rdmareactive.rdma.spi.EndpointOptions;
-import io.rdmareactive.rdma.spi.Listener;
+import io.rdmareactive.rdma.spi.ListenLimits;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
-import java.util.ArrayDeque;
-import java.util.concurrent.atomic.AtomicBoolean;
 import org.jspecify.annotations.Nullable;
-import reactor.core.publisher.Flux;
-import reactor.core.publisher.FluxSink;
 import reactor.util.Logger;
 import reactor.util.Loggers;
 
 /**
  * A listening RDMA CM id on the provider's event loop (rdma_create_id, rdma_bind_addr,
- * rdma_listen). Each RDMA_CM_EVENT_CONNECT_REQUEST brings a new id, kept pending until
- * {@link #incoming()} has demand; it then becomes a {@link NativeConnectionEndpoint} (verbs
- * objects and QP created then). A pending request whose initiator gives up (REJECTED) is
- * destroyed; closing rejects the rest.
+ * rdma_listen). Each RDMA_CM_EVENT_CONNECT_REQUEST brings a new id, which waits in the
+ * {@link AbstractListener}'s bounded queue with nothing built for it; only its taker's
+ * {@link Request#createEndpoint()}, off the CM thread, makes a {@link NativeConnectionEndpoint}
+ * (PD, CQ, QP). A waiting request whose initiator gives up (REJECTED, say) is destroyed.
  */
-final class NativeConnectionListener extends AbstractRdmaResource implements Listener {
+final class NativeConnectionListener extends AbstractListener<NativeConnectionListener.Request> {
   private static final Logger log = Loggers.getLogger(NativeConnectionListener.class);
   private static final int BACKLOG = 64;
 
@@ -35,19 +31,11 @@ final class NativeConnectionListener extends AbstractRdmaResource implements Lis
   private final CmEndpoint id;
   private final InetSocketAddress bound;
   private final EndpointOptions options;
-  private final AtomicBoolean subscribed = new AtomicBoolean();
-  // guarded by this
-  private final ArrayDeque<Request> pending = new ArrayDeque<>();
-  private @Nullable FluxSink<Endpoint> sink;
-  private boolean draining;
-  private boolean drainAgain;
-  private boolean loopReleased;
-  /** Why the listener can take no more requests (its device went away), guarded by this. */
-  private @Nullable ConnectionException failure;
+  private boolean loopReleased; // guarded by this
 
   private NativeConnectionListener(NativeConnectionProvider provider, CmEventLoop loop, CmEndpoint id,
-      InetSocketAddress bound, EndpointOptions options) {
-    super("native listener on " + bound, null);
+      InetSocketAddress bound, EndpointOptions options, ListenLimits limits) {
+    super("native listener on " + bound, limits);
     this.provider = provider;
     this.loop = loop;
     this.id = id;
@@ -61,7 +49,7 @@ final class NativeConnectionListener extends AbstractRdmaResource implements Lis
    * @throws ConnectionException ADDRESS_IN_USE (port taken), UNRESOLVED (no RDMA device has the address)
    */
   static NativeConnectionListener open(NativeConnectionProvider provider, InetSocketAddress address,
-      EndpointOptions options) {
+      EndpointOptions options, ListenLimits limits) {
     CmEventLoop loop = provider.acquireLoop();
     CmEndpoint id = null;
     NativeConnectionListener listener = null;
@@ -81,7 +69,7 @@ final class NativeConnectionListener extends AbstractRdmaResource implements Lis
       }
       int port = Short.toUnsignedInt(Short.reverseBytes((short) Librdmacm.GET_SRC_PORT.invokeExact(id.id())));
       listener = new NativeConnectionListener(provider, loop, id, new InetSocketAddress(address.getAddress(), port),
-          options);
+          options, limits);
       loop.register(id, listener::onListenEvent); // before rdma_listen: its first request must find us
       rc = (int) Librdmacm.LISTEN.invokeExact(Native.callState(), id.id(), BACKLOG);
       if (rc != 0) {
@@ -116,150 +104,44 @@ final class NativeConnectionListener extends AbstractRdmaResource implements Lis
     return bound;
   }
 
-  @Override
-  public Flux<Endpoint> incoming() {
-    return Flux.create(s -> {
-      if (!subscribed.compareAndSet(false, true)) {
-        s.error(new IllegalStateException(this + " already has a subscriber"));
-        return;
-      }
-      synchronized (this) {
-        if (failure != null) {
-          s.error(failure);
-          return;
-        }
-        if (isClosed()) {
-          s.complete();
-          return;
-        }
-        sink = s;
-      }
-      s.onDispose(() -> {
-        synchronized (this) {
-          if (sink == s) {
-            sink = null;
-          }
-        }
-      });
-      s.onRequest(n -> drain());
-    });
-  }
-
   /** Events of the listening id, on the loop thread. */
   private void onListenEvent(CmEndpoint listening, CmEvent event) {
     if (event.type() == CmEvent.Type.DEVICE_REMOVAL) {
-      deviceRemoved();
+      // The id is destroyed by whoever closes the listener next, off this CM thread:
+      // rdma_destroy_id waits for the event to be acknowledged, which happens after this returns.
+      ConnectionException why = new ConnectionException(ConnectionException.Reason.RESET, "the RDMA device under "
+          + this + " was removed (RDMA_CM_EVENT_DEVICE_REMOVAL); it accepts no more connections", null);
+      if (!failed()) {
+        log.warn("rdma-reactive: " + why.getMessage());
+      }
+      fail(why);
       return;
     }
     if (event.type() != CmEvent.Type.CONNECT_REQUEST) {
       log.debug("rdma-reactive: {} on {} ignored", event, this);
       return;
     }
-    Request r;
-    synchronized (this) {
-      CmEndpoint cm = new CmEndpoint(MemorySegment.ofAddress(event.id()), "connect request to " + bound);
-      r = new Request(cm, event.privateData());
-      if (isClosed()) {
-        r.dispose(true, false);
-        return;
-      }
-      provider.retainLoop(loop);
-      loop.register(cm, r);
-      pending.add(r);
-    }
-    drain();
-  }
-
-  /**
-   * The device under the listening id is going away: {@link #incoming()} fails, naming the event.
-   * The id is destroyed by whoever closes the listener next, off this CM thread: rdma_destroy_id
-   * waits for the event to be acknowledged, which happens after this handler returns.
-   */
-  private void deviceRemoved() {
-    FluxSink<Endpoint> s;
-    synchronized (this) {
-      if (failure != null) {
-        return;
-      }
-      failure = new ConnectionException(ConnectionException.Reason.RESET, "the RDMA device under " + this
-          + " was removed (RDMA_CM_EVENT_DEVICE_REMOVAL); it accepts no more connections", null);
-      s = sink;
-      sink = null;
-    }
-    log.warn("rdma-reactive: " + failure.getMessage());
-    if (s != null) {
-      s.error(failure);
-    }
-  }
-
-  /** Hands pending requests out as endpoints while there is demand; re-entrant calls loop here instead. */
-  private synchronized void drain() {
-    if (draining) {
-      drainAgain = true;
-      return;
-    }
-    draining = true;
-    try {
-      do {
-        drainAgain = false;
-        FluxSink<Endpoint> s;
-        while ((s = sink) != null && s.requestedFromDownstream() > 0 && !isClosed()) {
-          Request r = pending.poll();
-          if (r == null) {
-            break;
-          }
-          NativeConnectionEndpoint ep;
-          try {
-            ep = NativeConnectionEndpoint.create(provider, loop, r.cm, false, bound, options, r.privateData);
-          } catch (RuntimeException e) {
-            log.warn("rdma-reactive: rejecting a connect request to " + bound + ": could not create its endpoint", e);
-            r.dispose(true, true);
-            continue;
-          }
-          r.endpoint = ep;
-          s.next(ep);
-        }
-      } while (drainAgain);
-    } finally {
-      draining = false;
-    }
-  }
-
-  /** An event of a request's id before it was handed out: the initiator may give up. */
-  private void onRequestEvent(Request r, CmEvent event) {
-    NativeConnectionEndpoint ep;
-    synchronized (this) {
-      ep = r.endpoint;
-      if (ep == null) {
-        if (!event.type().isConnectFailure() || !pending.remove(r)) {
-          return;
-        }
-      }
-    }
-    if (ep != null) {
-      ep.onCmEvent(event); // raced with the hand-out: the endpoint's handler takes it from here
-    } else {
-      log.debug("rdma-reactive: a pending connect request to {} went away ({})", bound, event.type());
-      r.dispose(false, true);
-    }
+    CmEndpoint cm = new CmEndpoint(MemorySegment.ofAddress(event.id()), "connect request to " + bound);
+    Request r = new Request(cm, event);
+    provider.retainLoop(loop);
+    loop.register(cm, r);
+    offer(r); // waits, or is rejected at once: nothing but the id exists for it either way
   }
 
   @Override
-  protected void release() {
+  protected void stopListening() {
     id.close(); // no more requests
-    Request r;
-    while ((r = pending.poll()) != null) {
-      r.dispose(true, true);
-    }
-    FluxSink<Endpoint> s = sink;
-    sink = null;
-    if (s != null) {
-      s.complete();
-    }
-    if (!loopReleased) {
+  }
+
+  @Override
+  protected void released() {
+    synchronized (this) {
+      if (loopReleased) {
+        return;
+      }
       loopReleased = true;
-      provider.releaseLoop(loop);
     }
+    provider.releaseLoop(loop);
   }
 
   @Override
@@ -267,34 +149,75 @@ final class NativeConnectionListener extends AbstractRdmaResource implements Lis
     return "rdma_destroy_id";
   }
 
-  /** A connect request's new id, not yet an endpoint. */
-  private final class Request implements CmEventLoop.Handler {
-    final CmEndpoint cm;
-    final byte[] privateData;
-    @Nullable NativeConnectionEndpoint endpoint; // guarded by the listener
+  /** A connect request's new id, with nothing built for it until {@link #createEndpoint()}. */
+  final class Request extends AbstractListener.Request implements CmEventLoop.Handler {
+    private final CmEndpoint cm;
+    private final CmEvent event;
+    private volatile @Nullable NativeConnectionEndpoint endpoint;
+    private volatile boolean gaveUp;
 
-    Request(CmEndpoint cm, byte[] privateData) {
+    Request(CmEndpoint cm, CmEvent event) {
       this.cm = cm;
-      this.privateData = privateData;
+      this.event = event;
     }
 
     @Override
-    public void onEvent(CmEndpoint id, CmEvent event) {
-      onRequestEvent(this, event);
+    public byte[] privateData() {
+      return event.privateData().clone();
     }
 
-    /** Rejects (when asked) and destroys the id; drops its loop user when it holds one. */
-    void dispose(boolean reject, boolean heldLoop) {
-      if (reject) {
+    @Override
+    public int retryCount() {
+      return event.retryCount();
+    }
+
+    @Override
+    public int rnrRetry() {
+      return event.rnrRetry();
+    }
+
+    @Override
+    protected boolean gone() {
+      return gaveUp;
+    }
+
+    @Override
+    protected Endpoint newEndpoint() {
+      if (loop.inLoop()) {
+        throw new IllegalStateException("an endpoint is built off the rdma-cm thread (it blocks; that thread serves"
+            + " every connection of the process)");
+      }
+      NativeConnectionEndpoint ep = NativeConnectionEndpoint.create(provider, loop, cm, false, bound, options,
+          event.privateData());
+      provider.passiveEndpointBuilt();
+      endpoint = ep;
+      return ep;
+    }
+
+    @Override
+    protected void free(byte @Nullable [] rejectWith) {
+      if (rejectWith != null) {
         try {
-          cm.reject(new byte[0]);
+          cm.reject(rejectWith);
         } catch (RuntimeException e) {
           log.debug("rdma-reactive: rejecting a connect request to " + bound + ": " + e.getMessage());
         }
       }
       closeQuietly(cm);
-      if (heldLoop) {
-        provider.releaseLoop(loop);
+      provider.releaseLoop(loop);
+    }
+
+    /** An event of this request's id before it was built: the initiator may give up. */
+    @Override
+    public void onEvent(CmEndpoint id, CmEvent e) {
+      NativeConnectionEndpoint ep = endpoint;
+      if (ep != null) {
+        ep.onCmEvent(e); // raced with the build: the endpoint's handler takes it from here
+      } else if (e.type().isConnectFailure()) {
+        gaveUp = true;
+        if (withdraw(this)) {
+          log.debug("rdma-reactive: a pending connect request to {} went away ({})", bound, e.type());
+        }
       }
     }
   }

@@ -6,6 +6,7 @@ import io.rdmareactive.rdma.spi.ConnectionProvider;
 import io.rdmareactive.rdma.verbs.CompletionChannel;
 import io.rdmareactive.rdma.spi.Endpoint;
 import io.rdmareactive.rdma.spi.EndpointOptions;
+import io.rdmareactive.rdma.spi.ListenLimits;
 import io.rdmareactive.rdma.spi.Listener;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -39,12 +40,27 @@ final class NativeConnectionProvider implements ConnectionProvider {
   private @Nullable CmEventLoop loop; // guarded by this
   private int users; // guarded by this
 
+  private final java.util.concurrent.atomic.LongAdder passiveEndpoints = new java.util.concurrent.atomic.LongAdder();
+
   private NativeConnectionProvider() {}
 
   @Override
-  public Listener listen(InetSocketAddress address, EndpointOptions options) {
+  public Listener listen(InetSocketAddress address, EndpointOptions options, ListenLimits limits) {
     checkResolved(address);
-    return NativeConnectionListener.open(this, address, options);
+    return NativeConnectionListener.open(this, address, options, limits);
+  }
+
+  /** A listener built an endpoint for a connect request (counted for {@link #passiveEndpointsBuilt()}). */
+  void passiveEndpointBuilt() {
+    passiveEndpoints.increment();
+  }
+
+  /**
+   * Endpoints built for connect requests so far, by every listener of this process: what a refused
+   * request must not add to (a statistic, as the in-memory provider's creation counts).
+   */
+  long passiveEndpointsBuilt() {
+    return passiveEndpoints.sum();
   }
 
   @Override

@@ -111,7 +111,9 @@ class NativeConnectionProviderTest {
       assertThat(client.completionQueue().channel()).isNotNull();
 
       // Nothing reaches the listener before establish (rdma_connect sends the request).
-      Mono<Endpoint> incoming = listener.incoming().next().cache();
+      Mono<Endpoint> incoming = listener.incoming().next()
+          .publishOn(reactor.core.scheduler.Schedulers.boundedElastic()) // building blocks: off rdma-cm
+          .map(io.rdmareactive.rdma.spi.ConnectRequest::createEndpoint).cache();
       MemorySegment cbuf = arena.allocate(64);
       MemorySegment sbuf = arena.allocate(64);
       try (MemoryRegion cmr = client.protectionDomain().registerMemory(cbuf, Access.local())) {

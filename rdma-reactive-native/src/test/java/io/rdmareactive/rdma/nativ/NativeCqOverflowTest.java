@@ -58,7 +58,9 @@ class NativeCqOverflowTest {
     AtomicReference<Endpoint> peerRef = new AtomicReference<>();
     try (Listener listener = cp.listen(new InetSocketAddress(NativeConnectionProviderTest.HOST, 0),
         new EndpointOptions(2, 2, 0, new byte[0]))) {
-      Mono<Endpoint> incoming = listener.incoming().next().cache();
+      Mono<Endpoint> incoming = listener.incoming().next()
+          .publishOn(reactor.core.scheduler.Schedulers.boundedElastic()) // building blocks: off rdma-cm
+          .map(io.rdmareactive.rdma.spi.ConnectRequest::createEndpoint).cache();
       StepVerifier.create(cp.connect(listener.boundAddress(), new EndpointOptions(1, 4, 0, new byte[0]), WAIT)
               .doOnNext(victimRef::set)
               .flatMap(victim -> Mono.when(victim.establish(),

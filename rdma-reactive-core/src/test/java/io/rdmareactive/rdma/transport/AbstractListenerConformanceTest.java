@@ -1,0 +1,269 @@
+package io.rdmareactive.rdma.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rdmareactive.rdma.ConnectionException;
+import io.rdmareactive.rdma.RdmaDevices;
+import io.rdmareactive.rdma.conformance.LeakCheck;
+import io.rdmareactive.rdma.spi.ConnectionProvider;
+import io.rdmareactive.rdma.spi.Endpoint;
+import io.rdmareactive.rdma.spi.EndpointOptions;
+import io.rdmareactive.rdma.spi.ListenLimits;
+import io.rdmareactive.rdma.spi.Listener;
+import java.net.InetSocketAddress;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.test.StepVerifier;
+
+/**
+ * What a server and its listener refuse, and that they refuse it before they build anything for
+ * the request (issue 24, findings 3 and 4): the hello, the limits and the retry counts are checked
+ * on the connect request itself; requests nobody takes wait in a bounded queue with a deadline;
+ * and a peer allowed to make the server's sends retry forever is found out by the keepalive.
+ * "Built" is counted by the provider: endpoints its listeners made for connect requests.
+ */
+public abstract class AbstractListenerConformanceTest {
+  protected static final Duration WAIT = Duration.ofSeconds(30);
+
+  private final List<DisposableRdmaServer> servers = new ArrayList<>();
+  private final List<RdmaConnection> clients = new ArrayList<>();
+
+  @RegisterExtension
+  final LeakCheck leakCheck = LeakCheck.settling(this::liveResources, WAIT);
+
+  /** The {@link RdmaOption#PROVIDER} value under test. */
+  protected abstract String provider();
+
+  /** The address servers bind and clients connect to. */
+  protected abstract String host();
+
+  /** Live verbs objects by type; compared before and after each test. */
+  protected abstract Map<String, Integer> liveResources();
+
+  /** Endpoints the provider's listeners have built for connect requests so far (process-wide). */
+  protected abstract long endpointsBuiltForRequests();
+
+  /** Whether the provider retries a SEND the receiver is not ready for (RNR), as hardware does. */
+  protected boolean retriesReceiverNotReady() {
+    return false;
+  }
+
+  /** The keepalive interval of the stall test. */
+  protected Duration keepaliveInterval() {
+    return Duration.ofMillis(200);
+  }
+
+  protected ConnectionProvider connections() {
+    return RdmaDevices.provider(provider()).connections();
+  }
+
+  private RdmaServer server() {
+    return RdmaServer.create().host(host()).port(0).option(RdmaOption.PROVIDER, provider())
+        .option(RdmaOption.BUFFER_COUNT, 4);
+  }
+
+  private RdmaClient client(DisposableRdmaServer server) {
+    return RdmaClient.create().host(host()).port(server.port()).option(RdmaOption.PROVIDER, provider())
+        .option(RdmaOption.BUFFER_COUNT, 4);
+  }
+
+  private DisposableRdmaServer bind(RdmaServer server) {
+    DisposableRdmaServer s = server.bindNow();
+    servers.add(s);
+    return s;
+  }
+
+  @AfterEach
+  void closeEverything() {
+    for (RdmaConnection c : clients) {
+      c.dispose();
+      c.onDispose().block(WAIT);
+    }
+    for (DisposableRdmaServer s : servers) {
+      s.disposeNow(WAIT);
+    }
+  }
+
+  /** A raw endpoint (no hello) connecting to {@code address}: refused, with what the reject said. */
+  private Protocol.Reject refusedRaw(InetSocketAddress address, EndpointOptions options) {
+    Endpoint ep = connections().connect(address, options, WAIT).block(WAIT);
+    try {
+      StepVerifier.create(ep.establish())
+          .expectErrorSatisfies(e -> assertReason(e, ConnectionException.Reason.REFUSED))
+          .verify(WAIT);
+      return Protocol.Reject.decode(ep.remotePrivateData());
+    } finally {
+      ep.close();
+    }
+  }
+
+  private static void assertReason(Throwable e, ConnectionException.Reason reason) {
+    assertThat(e).isInstanceOf(ConnectionException.class);
+    assertThat(((ConnectionException) e).reason()).as("reason of %s", e).isEqualTo(reason);
+  }
+
+  @Test
+  void aRequestWithoutHelloIsRefusedBeforeAnythingIsBuiltForIt() {
+    DisposableRdmaServer server = bind(server().handle((in, out) -> out.send(in.receive())));
+    InetSocketAddress address = new InetSocketAddress(host(), server.port());
+    long before = endpointsBuiltForRequests();
+    for (int i = 0; i < 3; i++) {
+      assertThat(refusedRaw(address, new EndpointOptions(4, 4, 0, new byte[0]))).isEqualTo(Protocol.Reject.BAD_HELLO);
+    }
+    assertThat(endpointsBuiltForRequests() - before).as("endpoints built for 3 requests without a hello").isZero();
+    RdmaConnection good = client(server).connectNow();
+    clients.add(good);
+    assertThat(endpointsBuiltForRequests() - before).as("endpoints built for a good client").isEqualTo(1);
+  }
+
+  @Test
+  void requestsBeyondMaxConnectionsAreRefusedBeforeAnythingIsBuiltForThem() {
+    DisposableRdmaServer server = bind(server().option(RdmaOption.MAX_CONNECTIONS, 1)
+        .handle((in, out) -> out.send(in.receive())));
+    RdmaConnection first = client(server).connectNow();
+    clients.add(first);
+    long before = endpointsBuiltForRequests();
+    for (int i = 0; i < 3; i++) {
+      StepVerifier.create(client(server).connect())
+          .expectErrorSatisfies(e -> {
+            assertReason(e, ConnectionException.Reason.REFUSED);
+            assertThat(e).hasMessageContaining("MAX_CONNECTIONS");
+          })
+          .verify(WAIT);
+    }
+    assertThat(endpointsBuiltForRequests() - before).as("endpoints built for 3 requests over the limit").isZero();
+    StepVerifier.create(first.outbound().sendString(Mono.just("served")).thenMany(first.inbound().receiveString().take(1)))
+        .expectNext("served").verifyComplete();
+  }
+
+  /**
+   * The CM applies the initiator's retry counts to the server's QP: a request for more than the
+   * server's RETRY_COUNT / RNR_RETRY (7, forever, here) is refused, the reject naming the options,
+   * and nothing is built for it. A client of this library fails with a REFUSED that names them.
+   */
+  @Test
+  void aRequestForMoreRetriesThanTheServerAllowsIsRefusedNamingTheOptions() {
+    DisposableRdmaServer server = bind(server().handle((in, out) -> out.send(in.receive())));
+    InetSocketAddress address = new InetSocketAddress(host(), server.port());
+    long before = endpointsBuiltForRequests();
+    assertThatThrownBy(() -> RoguePeer.connect(connections(), address, 8, 0, 7, 7, WAIT))
+        .satisfies(e -> assertReason(e, ConnectionException.Reason.REFUSED));
+    StepVerifier.create(client(server).option(RdmaOption.RNR_RETRY, 7).connect())
+        .expectErrorSatisfies(e -> {
+          assertReason(e, ConnectionException.Reason.REFUSED);
+          assertThat(e).hasMessageContaining("RNR_RETRY");
+        })
+        .verify(WAIT);
+    assertThat(endpointsBuiltForRequests() - before).as("endpoints built for requests asking for 7 retries").isZero();
+    byte[] hello = new Protocol.Hello(RoguePeer.BUFFER, 8, 1 << 20).encode();
+    assertThat(refusedRaw(address, new EndpointOptions(4, 4, 0, hello).withRetries(6, 7)))
+        .isEqualTo(Protocol.Reject.TOO_MANY_RETRIES);
+    assertThat(refusedRaw(address, new EndpointOptions(4, 4, 0, hello).withRetries(7, 6)))
+        .isEqualTo(Protocol.Reject.TOO_MANY_RETRIES);
+  }
+
+  /**
+   * The issue's acceptance for finding 4: a rogue asking for retry 7 and RNR retry 7, which posts
+   * no receives, against a server that allows both (so it is not refused) and sets a keepalive.
+   * The server's send cannot complete (on hardware the QP retries RNR forever): the keepalive
+   * sees sends outstanding without progress for an interval and fails the connection, and the
+   * send fails, well within 60 s. Where the provider has no RNR retry the send fails at once.
+   */
+  @Test
+  void aPeerAllowedToRetryForeverThatPostsNoReceivesFailsTheServersSendByTheKeepalive() {
+    Sinks.One<Throwable> sendFailed = Sinks.one();
+    Sinks.Empty<Void> sending = Sinks.empty();
+    DisposableRdmaServer server = bind(server().option(RdmaOption.RETRY_COUNT, 7).option(RdmaOption.RNR_RETRY, 7)
+        .option(RdmaOption.KEEPALIVE_INTERVAL, keepaliveInterval())
+        .handle((in, out) -> out.sendString(Flux.range(0, 10).map(i -> "to a peer that never reads " + i)
+                .doOnSubscribe(s -> sending.tryEmitEmpty()))
+            .then().doOnError(sendFailed::tryEmitValue).onErrorResume(e -> Mono.empty())));
+    try (RoguePeer rogue = RoguePeer.connect(connections(), new InetSocketAddress(host(), server.port()), 8, 0, 7, 7,
+        WAIT)) {
+      StepVerifier.create(sending.asMono()).expectComplete().verify(WAIT);
+      long start = System.nanoTime();
+      StepVerifier.create(sendFailed.asMono())
+          .assertNext(e -> {
+            assertReason(e, ConnectionException.Reason.RESET);
+            if (retriesReceiverNotReady()) {
+              assertThat(e).hasMessageContaining("keepalive");
+            }
+          })
+          .expectComplete()
+          .verify(Duration.ofSeconds(60));
+      System.out.println(provider() + ": a send to a peer retrying forever failed after "
+          + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms (keepalive " + keepaliveInterval() + ")");
+    }
+  }
+
+  /**
+   * Requests nobody takes wait in the listener's queue: past its cap they are refused at once,
+   * past its deadline when their time is up, each with the limits' reject data, and nothing is
+   * built for any of them.
+   */
+  @Test
+  void aListenerRefusesRequestsBeyondItsBacklogAndPastTheirDeadline() {
+    byte[] busy = Protocol.Reject.TOO_MANY_HANDSHAKES.encode();
+    long before = endpointsBuiltForRequests();
+    try (Listener listener = connections().listen(new InetSocketAddress(host(), 0),
+        new EndpointOptions(4, 4, 0, new byte[0]), new ListenLimits(2, Duration.ofSeconds(2), busy))) {
+      List<Endpoint> waiting = new ArrayList<>();
+      try {
+        List<Mono<Void>> attempts = new ArrayList<>();
+        for (int i = 0; i < 2; i++) {
+          Endpoint ep = connections().connect(listener.boundAddress(), new EndpointOptions(4, 4, 0, new byte[0]), WAIT)
+              .block(WAIT);
+          waiting.add(ep);
+          Mono<Void> attempt = ep.establish().cache();
+          attempt.subscribe(null, e -> {});
+          attempts.add(attempt);
+        }
+        long start = System.nanoTime();
+        // Both wait (nobody subscribed); a third finds the queue full.
+        assertThat(refusedRaw(listener.boundAddress(), new EndpointOptions(4, 4, 0, new byte[0])))
+            .isEqualTo(Protocol.Reject.TOO_MANY_HANDSHAKES);
+        for (int i = 0; i < 2; i++) {
+          StepVerifier.create(attempts.get(i))
+              .expectErrorSatisfies(e -> assertReason(e, ConnectionException.Reason.REFUSED))
+              .verify(WAIT);
+          assertThat(Protocol.Reject.decode(waiting.get(i).remotePrivateData()))
+              .isEqualTo(Protocol.Reject.TOO_MANY_HANDSHAKES);
+        }
+        System.out.println(provider() + ": requests waiting past a 2 s deadline refused after "
+            + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms");
+      } finally {
+        waiting.forEach(Endpoint::close);
+      }
+    }
+    assertThat(endpointsBuiltForRequests() - before).as("endpoints built for requests nobody took").isZero();
+  }
+
+  /**
+   * Without demand, a listener with the default limits still answers a request: refused after
+   * {@link ListenLimits#DEFAULTS}' 10 s deadline, not left to the initiator's own timeout.
+   */
+  @Test
+  void aRequestNobodyTakesIsRefusedAfterTheDefaultDeadline() {
+    try (Listener listener = connections().listen(new InetSocketAddress(host(), 0),
+        new EndpointOptions(4, 4, 0, new byte[0]))) {
+      Endpoint ep = connections().connect(listener.boundAddress(), new EndpointOptions(4, 4, 0, new byte[0]), WAIT)
+          .block(WAIT);
+      try {
+        StepVerifier.create(ep.establish())
+            .expectErrorSatisfies(e -> assertReason(e, ConnectionException.Reason.REFUSED))
+            .verify(WAIT);
+      } finally {
+        ep.close();
+      }
+    }
+  }
+}

@@ -13,7 +13,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
-import reactor.core.Exceptions;
 import reactor.core.scheduler.NonBlocking;
 import reactor.core.scheduler.Scheduler;
 import reactor.core.scheduler.Schedulers;
@@ -244,11 +243,12 @@ final class CompletionEventLoop extends Thread implements NonBlocking {
     Timer t;
     while ((t = timers.peek()) != null && t.deadline - System.nanoTime() <= 0) {
       timers.poll();
-      if (t.claim()) {
+      Runnable task = t.task;
+      if (task != null && t.claim()) {
         try {
-          t.task.run();
+          task.run();
         } catch (Throwable e) {
-          Exceptions.throwIfJvmFatal(e);
+          // An Error too: one connection's timer must not take the loop and its neighbours down.
           log.error("rdma-reactive: a timer on " + getName() + " failed", e);
         }
       }
@@ -269,8 +269,8 @@ final class CompletionEventLoop extends Thread implements NonBlocking {
       timers.add(t);
     }
     while ((t = timers.poll()) != null) {
-      if (t.claim()) {
-        Runnable task = t.task;
+      Runnable task = t.task;
+      if (task != null && t.claim()) {
         fallbackTimer().schedule(task, Math.max(0, t.deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
       }
     }
@@ -324,7 +324,8 @@ final class CompletionEventLoop extends Thread implements NonBlocking {
     private static final int PENDING = 0;
     private static final int DONE = 1;
     private final CompletionEventLoop loop;
-    final Runnable task;
+    /** Null once run or cancelled: a cancelled entry waits in the heap for its deadline, holding nothing. */
+    volatile @Nullable Runnable task;
     final long deadline;
     private final AtomicInteger state = new AtomicInteger(PENDING);
 
@@ -337,6 +338,7 @@ final class CompletionEventLoop extends Thread implements NonBlocking {
     /** Whether this caller took it from pending (to run it or to cancel it). */
     boolean claim() {
       if (state.compareAndSet(PENDING, DONE)) {
+        task = null; // what it would run (a connection, say) must not stay reachable till the deadline
         loop.liveTimers.decrementAndGet();
         return true;
       }

@@ -92,11 +92,30 @@ final class ConnectionCloser {
     completionsDead = true;
   }
 
-  /** The drain keeps failing: marks the channel closed without freeing anything. */
-  void giveUp() {
+  /**
+   * The drain keeps failing (a callback throwing at every pass): frees everything now, without
+   * waiting for flush completions, as the flush deadline would. The peer is disconnected first,
+   * so the device has stopped with the buffers before they go.
+   */
+  void abandon() {
+    if (closed) {
+      return;
+    }
+    if (!disconnected) {
+      disconnected = true;
+      try {
+        endpoint.disconnect();
+      } catch (RuntimeException ex) {
+        log.debug("rdma-reactive: disconnecting " + channel + " failed", ex);
+      }
+    }
     closed = true;
-    closedFlag = true;
-    disposed.tryEmitEmpty();
+    completionsDead = true;
+    dispose(closeTimer);
+    dispose(flushTimer);
+    channel.cancelCompletions();
+    buffers.deregister();
+    free(0);
   }
 
   /**
@@ -191,8 +210,11 @@ final class ConnectionCloser {
     receiver.rescue(channel.peerDisconnected() && !channel.disposeRequested() && channel.failure() == null);
     channel.cancelCompletions();
     buffers.deregister();
-    receiver.emit(closed); // before onDispose, which cancels a server's handler
-    free(0);
+    try {
+      receiver.emit(closed); // before onDispose, which cancels a server's handler
+    } finally {
+      free(0); // also when the subscriber throws from its last signal
+    }
   }
 
   /** Frees the endpoint and the arena; retried while a completion stream still leases the CQ. */

@@ -11,7 +11,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.Disposable;
-import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.util.Logger;
@@ -272,13 +271,20 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
         drainOnce();
         drainFailures = 0;
       } catch (Throwable t) {
-        Exceptions.throwIfJvmFatal(t);
+        // A user callback threw (onNext, a send's subscriber), or an Error such as an
+        // OutOfMemoryError came: this connection fails and closes, the loop and its other
+        // connections go on. Nothing is handed over twice: the ring and the queues take each item
+        // out before its callback runs, so the next pass only carries the close forward.
+        if (failure == null) {
+          log.error("rdma-reactive: " + this + " failed in its drain; closing it", t);
+        }
         fail(t);
         if (++drainFailures < 4) {
           continue; // once more, now failing: the lifecycle takes it from here
         }
-        log.error("rdma-reactive: " + this + " keeps failing; giving up on it", t);
-        closer.giveUp();
+        log.error("rdma-reactive: " + this + " keeps failing; freeing it without waiting for its work requests", t);
+        closer.abandon();
+        drainFailures = 0;
       }
       missed = wip.addAndGet(-missed);
       if (missed == 0) {

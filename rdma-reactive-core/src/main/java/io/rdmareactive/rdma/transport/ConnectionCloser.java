@@ -3,7 +3,6 @@ package io.rdmareactive.rdma.transport;
 import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.ResourceBusyException;
 import io.rdmareactive.rdma.ResourceClosedException;
-import io.rdmareactive.rdma.internal.CompletionStreams;
 import io.rdmareactive.rdma.spi.Endpoint;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -171,7 +170,7 @@ final class ConnectionCloser {
       flushWaitPassed = true;
       // Timers run before the loop reads its CQ events: a loop that is behind must not take
       // completions it has not read yet for missing ones.
-      CompletionStreams.pollNow(endpoint.completionQueue());
+      channel.pollNow();
       channel.drain();
     }, Duration.ofSeconds(FLUSH_WAIT_SECONDS));
   }

@@ -1,6 +1,7 @@
 package io.rdmareactive.rdma.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rdmareactive.rdma.RdmaDevices;
 import io.rdmareactive.rdma.conformance.LeakCheck;
@@ -24,14 +25,15 @@ import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
 /**
- * What a failure inside one connection's drain costs: that connection, closed and freed through
+ * A connection on its loop. The loop variants: a loop per connection, and loops that stop when
+ * disposed. What a failure inside one connection's drain costs: that connection, closed and freed through
  * the normal close (verbs objects, buffers, the peer disconnected), and nothing else. Its loop and
  * the other connections on it keep running. The failures come from user callbacks, the way an
  * application would raise them: a handler or a send's subscriber throwing, an
  * {@link OutOfMemoryError} included. Also: a closed connection is not kept reachable by the
  * timers it cancelled. Provider-neutral, as {@link AbstractTransportConformanceTest}.
  */
-public abstract class AbstractDrainContainmentTest {
+public abstract class AbstractConnectionLoopTest {
   protected static final Duration WAIT = Duration.ofSeconds(30);
 
   private final List<DisposableRdmaServer> servers = new ArrayList<>();
@@ -115,6 +117,15 @@ public abstract class AbstractDrainContainmentTest {
         throw new AssertionError(e);
       }
     }
+  }
+
+  /** The thread named {@code name} has ended (it may outlive its loop's stop signal by a moment). */
+  private static void awaitNoThread(String name) {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (threads(name) > 0 && System.nanoTime() < deadline) {
+      LockSupport.parkNanos(10_000_000);
+    }
+    assertThat(threads(name)).as("threads named %s", name).isZero();
   }
 
   private static long threads(String name) {
@@ -204,6 +215,58 @@ public abstract class AbstractDrainContainmentTest {
     StepVerifier.create(accepted.getFirst().onDispose()).expectComplete().verify(WAIT);
     RdmaConnection next = connect(client(server));
     assertThat(next.isDisposed()).isFalse();
+  }
+
+  /**
+   * Thread per connection is a loop of its own per connection: the connection's completions,
+   * drains and timers run on it, and it stops when the connection is freed; disposeLater
+   * completes once it has.
+   */
+  @Test
+  void aConnectionOnALoopOfItsOwnRunsThereAndTheLoopStopsWithIt() {
+    RdmaLoopResources perConnection = RdmaLoopResources.threadPerConnection(io.rdmareactive.rdma.verbs.IdleStrategy.backoff());
+    java.util.Set<String> serverThreads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    DisposableRdmaServer server = bind(server().runOn(perConnection)
+        .handle((in, out) -> out.send(in.receive().doOnNext(m -> serverThreads.add(Thread.currentThread().getName())))));
+    RdmaConnection c = client(server).runOn(perConnection).option(RdmaOption.KEEPALIVE_INTERVAL, Duration.ofMillis(200))
+        .connectNow();
+    java.util.Set<String> clientThreads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    StepVerifier.create(c.outbound().sendString(Mono.just("own")).then()
+            .thenMany(c.inbound().receiveString().doOnNext(m -> clientThreads.add(Thread.currentThread().getName())).take(1)))
+        .expectNext("own")
+        .expectComplete()
+        .verify(WAIT);
+    assertThat(perConnection.channelCount()).as("a channel per connection, both ends").isEqualTo(2);
+    assertThat(serverThreads).singleElement().asString().startsWith("rdma-poll-");
+    assertThat(clientThreads).singleElement().asString().startsWith("rdma-poll-").isNotEqualTo(serverThreads.iterator().next());
+    LockSupport.parkNanos(Duration.ofMillis(600).toNanos()); // keepalive ticks on the connection's own loop
+    assertThat(c.isDisposed()).isFalse();
+    c.dispose();
+    StepVerifier.create(c.onDispose()).expectComplete().verify(WAIT);
+    server.disposeNow(WAIT);
+    servers.remove(server);
+    StepVerifier.create(perConnection.disposeLater()).expectComplete().verify(WAIT);
+    assertThat(perConnection.channelCount()).isZero();
+    awaitNoThread(clientThreads.iterator().next());
+    awaitNoThread(serverThreads.iterator().next());
+  }
+
+  /** Disposing loops that still serve a connection stops nothing until it goes; then disposeLater completes. */
+  @Test
+  void disposeLaterCompletesWhenTheLastConnectionHasGoneAndTheLoopsHaveStopped() {
+    DisposableRdmaServer server = bind(server().handle((in, out) -> out.send(in.receive())));
+    RdmaLoopResources loop = RdmaLoopResources.create("contain-d", 2);
+    RdmaConnection c = client(server).runOn(loop).connectNow();
+    new Echoes(c).echo("up");
+    reactor.core.publisher.Sinks.Empty<Void> stopped = reactor.core.publisher.Sinks.empty();
+    loop.disposeLater().subscribe(null, stopped::tryEmitError, stopped::tryEmitEmpty);
+    assertThatThrownBy(() -> client(server).runOn(loop).connectNow()).hasMessageContaining("disposed");
+    assertThat(threads("contain-d-1") + threads("contain-d-2")).as("the loop still serving").isEqualTo(1);
+    c.dispose();
+    StepVerifier.create(stopped.asMono()).expectComplete().verify(WAIT);
+    awaitNoThread("contain-d-1");
+    awaitNoThread("contain-d-2");
+    assertThat(loop.channelCount()).isZero();
   }
 
   /** A keepalive timer a day away, cancelled by the close, must not keep the connection reachable. */

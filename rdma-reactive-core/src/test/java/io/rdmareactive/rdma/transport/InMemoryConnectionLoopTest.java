@@ -3,8 +3,8 @@ package io.rdmareactive.rdma.transport;
 import io.rdmareactive.rdma.inmemory.InMemoryProvider;
 import java.util.Map;
 
-/** Drain failure containment on the in-memory provider. */
-class InMemoryDrainContainmentTest extends AbstractDrainContainmentTest {
+/** A connection on its loop (containment, timers, loop variants) on the in-memory provider. */
+class InMemoryConnectionLoopTest extends AbstractConnectionLoopTest {
   @Override
   protected String provider() {
     return InMemoryProvider.NAME;

@@ -1,13 +1,13 @@
 package io.rdmareactive.rdma.nativ;
 
-import io.rdmareactive.rdma.transport.AbstractDrainContainmentTest;
+import io.rdmareactive.rdma.transport.AbstractConnectionLoopTest;
 import java.util.Map;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 
 /** Drain failure containment over librdmacm and rxe0; leaks checked in the kernel's resource tracker. */
 @Tag("native")
-class NativeDrainContainmentTest extends AbstractDrainContainmentTest {
+class NativeConnectionLoopTest extends AbstractConnectionLoopTest {
   @BeforeAll
   static void warmUp() {
     NativeTestSupport.deviceName(); // skips, saying why, where there is no device

@@ -86,7 +86,7 @@ final class ConnectionCloser {
     return disposed.asMono();
   }
 
-  /** Any thread: the completion stream ended, so no flush completion is still to come. */
+  /** Any thread: the loop stopped polling the CQ (it failed), so no flush completion is still to come. */
   void completionsEnded() {
     completionsDead = true;
   }
@@ -216,7 +216,7 @@ final class ConnectionCloser {
     }
   }
 
-  /** Frees the endpoint and the arena; retried while a completion stream still leases the CQ. */
+  /** Frees the endpoint and the arena; retried while the loop still leases the CQ. */
   private void free(int attempt) {
     try {
       endpoint.close();

@@ -35,7 +35,7 @@ import reactor.util.Loggers;
  * Dispose stops taking new items, waits for posted sends to complete (at most CLOSE_TIMEOUT),
  * then disconnects; a peer
  * disconnect or a failure disconnects at once. Disconnecting flushes every posted receive; once
- * all work requests have completed the completion stream is cancelled and the MRs, the endpoint
+ * all work requests have completed the loop stops polling the CQ and the MRs, the endpoint
  * (QP, CQ, channel, PD, context) and the buffers' arena are freed, then inbound terminates and
  * {@link #onDispose()} completes.
  */

@@ -15,5 +15,7 @@ public final class RdmaBlockHoundIntegration implements BlockHoundIntegration {
     builder.allowBlockingCallsInside("io.rdmareactive.rdma.internal.CompletionEventLoop", "awaitEvent");
     // A busy-polling loop's idle strategy may park between empty rounds (back-off, park).
     builder.allowBlockingCallsInside("io.rdmareactive.rdma.internal.CompletionEventLoop", "idle");
+    // A busy loop without demand parks until a request or a task wakes it.
+    builder.allowBlockingCallsInside("io.rdmareactive.rdma.internal.CompletionEventLoop", "awaitDemand");
   }
 }

@@ -4,6 +4,7 @@ import io.rdmareactive.rdma.NativeCallException;
 import io.rdmareactive.rdma.ResourceBusyException;
 import io.rdmareactive.rdma.ResourceClosedException;
 import io.rdmareactive.rdma.verbs.RdmaResource;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import reactor.util.Loggers;
 
@@ -19,6 +20,7 @@ public abstract class AbstractRdmaResource implements RdmaResource {
   private final @Nullable AbstractRdmaResource parent;
   private int dependants;
   private volatile boolean closed;
+  private final AtomicReference<@Nullable Object> consumer = new AtomicReference<>();
 
   /** Registers with {@code parent} (if any), which must be open. */
   protected AbstractRdmaResource(String description, @Nullable AbstractRdmaResource parent) {
@@ -55,6 +57,25 @@ public abstract class AbstractRdmaResource implements RdmaResource {
   /** How many children or leases keep this object from closing. */
   public final synchronized int dependants() {
     return dependants;
+  }
+
+  /**
+   * Makes {@code c} this object's one consumer of events (a CQ's completion stream, the loop that
+   * waits on a completion channel), so that the object itself, not a registry beside it, says who
+   * serves it. False when another holds the place.
+   */
+  public final boolean claimConsumer(Object c) {
+    return consumer.compareAndSet(null, c);
+  }
+
+  /** Gives up the place {@link #claimConsumer} took, if {@code c} still holds it. */
+  public final void releaseConsumer(Object c) {
+    consumer.compareAndSet(c, null);
+  }
+
+  /** The consumer that holds the place now, or null. */
+  public final @Nullable Object consumer() {
+    return consumer.get();
   }
 
   /** Throws {@link ResourceClosedException} once this object is closed. */

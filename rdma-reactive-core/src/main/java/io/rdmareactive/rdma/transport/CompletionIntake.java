@@ -1,94 +1,82 @@
 package io.rdmareactive.rdma.transport;
 
 import io.rdmareactive.rdma.RdmaException;
-import io.rdmareactive.rdma.internal.CompletionViewSubscriber;
+import io.rdmareactive.rdma.internal.CompletionEventLoop;
+import io.rdmareactive.rdma.internal.CompletionHandler;
+import io.rdmareactive.rdma.internal.CompletionRegistration;
+import io.rdmareactive.rdma.verbs.CompletionQueue;
 import io.rdmareactive.rdma.verbs.WorkCompletion;
 import io.rdmareactive.rdma.verbs.WorkCompletionView;
 import org.jspecify.annotations.Nullable;
-import org.reactivestreams.Subscription;
-import reactor.util.context.Context;
 
 /**
- * A channel's subscriber to its completion stream: copies each completion into the
- * {@link CompletionRing} (no object per completion) and wakes the drain. Runs on the completion
- * stream's thread, one signal at a time.
+ * A connection's completion handler on its loop: the loop polls the connection's CQ and hands
+ * each completion here, which copies it into the {@link CompletionRing} (no object per
+ * completion), then, once per poll, runs the connection's drain, there on the loop, as Reactor
+ * Netty's handler calls {@code onInboundNext}. No stream, no subscription in between.
  */
-final class CompletionIntake implements CompletionViewSubscriber {
-  private final ConnectionOperations channel;
+final class CompletionIntake implements CompletionHandler {
+  private final ConnectionOperations connection;
   private final CompletionRing ring;
   private final ConnectionCloser closer;
-  private volatile @Nullable Subscription subscription;
+  private volatile @Nullable CompletionRegistration registration;
 
-  CompletionIntake(ConnectionOperations channel, CompletionRing ring, ConnectionCloser closer) {
-    this.channel = channel;
+  CompletionIntake(ConnectionOperations connection, CompletionRing ring, ConnectionCloser closer) {
+    this.connection = connection;
     this.ring = ring;
     this.closer = closer;
   }
 
-  /** Any thread: stops the stream (closing, or a failed open). */
+  /** Starts taking {@code cq}'s completions on {@code loop}. */
+  void register(CompletionEventLoop loop, CompletionQueue cq, int batch) {
+    CompletionRegistration r = loop.register(cq, this, batch);
+    if (r == null) {
+      throw new IllegalStateException(loop + " has stopped");
+    }
+    registration = r;
+  }
+
+  /** Any thread: stops taking completions (closing, or a failed open); the CQ is free when this returns. */
   void cancel() {
-    Subscription s = subscription;
-    if (s != null) {
-      s.cancel();
+    CompletionRegistration r = registration;
+    if (r != null) {
+      r.cancel();
     }
   }
 
-  @Override
-  public void onSubscribe(Subscription s) {
-    subscription = s;
-    s.request(Long.MAX_VALUE);
-  }
-
-  /** A plain completion stream's record (the stream normally uses the view path below). */
-  @Override
-  public void onNext(WorkCompletion wc) {
-    if (enqueue(wc.wrId(), wc.status(), CompletionDispatcher.checkedLength(wc.wrId(), wc.status(), wc.opcode(),
-        wc.byteLength()), wc.hasImmediate(), wc.immediateData(), wc)) {
-      ring.publish();
-    }
-    channel.drain();
+  /** On the loop: polls the CQ now (a deadline that finds the loop behind); false elsewhere. */
+  boolean pollNow() {
+    CompletionRegistration r = registration;
+    return r != null && r.pollNow();
   }
 
   @Override
-  public void copyCompletion(WorkCompletionView view) {
+  public long demand() {
+    return Long.MAX_VALUE; // the ring holds every outstanding work request's completion
+  }
+
+  @Override
+  public void onCompletion(WorkCompletionView view) {
     WorkCompletion.Status status = view.status();
-    enqueue(view.wrId(), status, CompletionDispatcher.checkedLength(view.wrId(), status, view.opcode(), view.byteLength()),
-        view.hasImmediate(), view.immediateData(), status == WorkCompletion.Status.SUCCESS ? null : view.toWorkCompletion());
+    if (!ring.offer(view.wrId(), status,
+        CompletionDispatcher.checkedLength(view.wrId(), status, view.opcode(), view.byteLength()), view.hasImmediate(), view.immediateData(),
+        status == WorkCompletion.Status.SUCCESS ? null : view.toWorkCompletion())) {
+      // More completions than work requests: a provider bug. Fail rather than lose or reorder one.
+      connection.fail(new RdmaException("completion ring overflow on " + connection
+          + ": more completions than work requests"));
+    }
   }
 
   @Override
   public void onCompletions(int count) {
     ring.publish();
-    channel.drain();
-  }
-
-  /** Producer side of the ring: the completion stream's thread, one at a time. */
-  private boolean enqueue(long wrId, WorkCompletion.Status status, int length, boolean hasImmediate, int immediate,
-      @Nullable WorkCompletion failed) {
-    if (ring.offer(wrId, status, length, hasImmediate, immediate, failed)) {
-      return true;
-    }
-    // More completions than work requests: a provider bug. Fail rather than lose or reorder one.
-    channel.fail(new RdmaException("completion ring overflow on " + channel
-        + ": more completions than work requests"));
-    return false;
+    connection.drain();
   }
 
   @Override
   public void onError(Throwable t) {
     closer.completionsEnded();
-    channel.fail(new RdmaException("the completion stream of " + channel + " failed", t));
-    channel.drain();
-  }
-
-  @Override
-  public void onComplete() {
-    closer.completionsEnded();
-    channel.drain();
-  }
-
-  @Override
-  public Context currentContext() {
-    return Context.empty();
+    connection.fail(new RdmaException("the completion queue of " + connection + " failed", t));
+    connection.drain();
   }
 }

@@ -5,7 +5,7 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Hands work completions from the completion stream's thread to the channel's drain without an
+ * Hands work completions from the loop's poll of the CQ to the connection's drain without an
  * object per completion: a single-producer, single-consumer ring of their fields. The channel sizes
  * it to its work requests, so it can only overflow when a provider reports more completions than
  * there were work requests.
@@ -62,8 +62,9 @@ final class CompletionRing {
   }
 
   /**
-   * Consumer: hands each published completion to {@code handler}, in order. One that throws stays
-   * in the ring and is handed over again by the next call.
+   * Consumer: hands each published completion to {@code handler}, in order, once: it is taken out
+   * of the ring before the handler runs, so a handler that throws (a user callback failing
+   * inside it) never sees it again, and what it already gave back is not given back twice.
    */
   void drainTo(Handler handler) {
     long end = published.getAcquire();
@@ -72,9 +73,11 @@ final class CompletionRing {
       WorkCompletion f = failed[i];
       failed[i] = null;
       int s = status[i];
-      handler.onCompletion(wrId[i], WorkCompletion.Status.of(s & 0xFFFF), length[i], (s & 1 << 16) != 0,
-          immediate[i], f);
-      consumed.setRelease(c + 1);
+      long id = wrId[i];
+      int len = length[i];
+      int imm = immediate[i];
+      consumed.setRelease(c + 1); // the slot may be reused from here: its fields are read
+      handler.onCompletion(id, WorkCompletion.Status.of(s & 0xFFFF), len, (s & 1 << 16) != 0, imm, f);
     }
   }
 

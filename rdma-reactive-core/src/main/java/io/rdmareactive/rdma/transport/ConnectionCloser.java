@@ -3,7 +3,6 @@ package io.rdmareactive.rdma.transport;
 import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.ResourceBusyException;
 import io.rdmareactive.rdma.ResourceClosedException;
-import io.rdmareactive.rdma.internal.CompletionStreams;
 import io.rdmareactive.rdma.spi.Endpoint;
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -87,16 +86,35 @@ final class ConnectionCloser {
     return disposed.asMono();
   }
 
-  /** Any thread: the completion stream ended, so no flush completion is still to come. */
+  /** Any thread: the loop stopped polling the CQ (it failed), so no flush completion is still to come. */
   void completionsEnded() {
     completionsDead = true;
   }
 
-  /** The drain keeps failing: marks the channel closed without freeing anything. */
-  void giveUp() {
+  /**
+   * The drain keeps failing (a callback throwing at every pass): frees everything now, without
+   * waiting for flush completions, as the flush deadline would. The peer is disconnected first,
+   * so the device has stopped with the buffers before they go.
+   */
+  void abandon() {
+    if (closed) {
+      return;
+    }
+    if (!disconnected) {
+      disconnected = true;
+      try {
+        endpoint.disconnect();
+      } catch (RuntimeException ex) {
+        log.debug("rdma-reactive: disconnecting " + channel + " failed", ex);
+      }
+    }
     closed = true;
-    closedFlag = true;
-    disposed.tryEmitEmpty();
+    completionsDead = true;
+    dispose(closeTimer);
+    dispose(flushTimer);
+    channel.cancelCompletions();
+    buffers.deregister();
+    free(0);
   }
 
   /**
@@ -153,7 +171,7 @@ final class ConnectionCloser {
       flushWaitPassed = true;
       // Timers run before the loop reads its CQ events: a loop that is behind must not take
       // completions it has not read yet for missing ones.
-      CompletionStreams.pollNow(endpoint.completionQueue());
+      channel.pollNow();
       channel.drain();
     }, Duration.ofSeconds(FLUSH_WAIT_SECONDS));
   }
@@ -192,11 +210,14 @@ final class ConnectionCloser {
     receiver.rescue(channel.peerDisconnected() && !channel.disposeRequested() && channel.failure() == null);
     channel.cancelCompletions();
     buffers.deregister();
-    receiver.emit(closed); // before onDispose, which cancels a server's handler
-    free(0);
+    try {
+      receiver.emit(closed); // before onDispose, which cancels a server's handler
+    } finally {
+      free(0); // also when the subscriber throws from its last signal
+    }
   }
 
-  /** Frees the endpoint and the arena; retried while a completion stream still leases the CQ. */
+  /** Frees the endpoint and the arena; retried while the loop still leases the CQ. */
   private void free(int attempt) {
     try {
       endpoint.close();

@@ -3,7 +3,7 @@ package io.rdmareactive.rdma.transport;
 import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.ProtocolViolationException;
 import io.rdmareactive.rdma.RdmaException;
-import io.rdmareactive.rdma.internal.CompletionStreams;
+import io.rdmareactive.rdma.internal.CompletionEventLoop;
 import io.rdmareactive.rdma.spi.Endpoint;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -11,7 +11,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.Disposable;
-import reactor.core.Exceptions;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.util.Logger;
@@ -24,8 +23,10 @@ import reactor.util.Loggers;
  * {@link CompletionIntake} feeding the {@link CompletionRing}, and the {@link ConnectionCloser}. Their
  * state is touched only inside {@link #drain()}, which one thread at a time runs (a
  * work-in-progress counter, as in Reactor's operators): completions, requests, releases, new
- * sends and dispose only enqueue and call it, so nothing locks or blocks and it may run on a
- * completion event loop. The drain hands each completion to the {@link CompletionDispatcher}.
+ * sends and dispose only enqueue and call it, so nothing locks or blocks. The connection holds its
+ * loop (from its {@link RdmaLoopResources}): the loop polls its CQ and hands the completions to it,
+ * runs its drain and its timers. The drain hands each completion to the {@link CompletionDispatcher}.
+ * A failure in the drain, an Error or a user callback throwing, costs this connection only.
  *
  * <p>Messages larger than the peer's buffer go as fragments (MORE bit), reassembled into heap
  * memory; each fragment's buffer is reposted at once. Raw mode has neither header nor credits.
@@ -34,7 +35,7 @@ import reactor.util.Loggers;
  * Dispose stops taking new items, waits for posted sends to complete (at most CLOSE_TIMEOUT),
  * then disconnects; a peer
  * disconnect or a failure disconnects at once. Disconnecting flushes every posted receive; once
- * all work requests have completed the completion stream is cancelled and the MRs, the endpoint
+ * all work requests have completed the loop stops polling the CQ and the MRs, the endpoint
  * (QP, CQ, channel, PD, context) and the buffers' arena are freed, then inbound terminates and
  * {@link #onDispose()} completes.
  */
@@ -50,6 +51,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
   private final boolean raw;
   private final int bufferSize;
   private final RegisteredBuffers buffers;
+  private final CompletionEventLoop loop;
 
   // Inputs from any thread.
   private final AtomicInteger wip = new AtomicInteger();
@@ -98,6 +100,8 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     this.bufferSize = config.bufferSize();
     int receiveCount = config.receiveBuffers();
     int sendCount = config.bufferCount();
+    this.loop = config.loops().loopOf(java.util.Objects.requireNonNull(endpoint.completionQueue().channel(),
+        "the endpoint's CQ has no channel from its loops"));
     this.window = new CreditWindow(config.bufferCount());
     this.fragmenter = new Fragmenter(bufferSize,
         raw ? Math.min(bufferSize, config.maxMessageSize()) : config.maxMessageSize());
@@ -116,7 +120,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
       for (int i = 0; i < initial; i++) {
         receiver.postReceive();
       }
-      endpoint.completionQueue().completions(config.completionOptions()).subscribe(intake);
+      intake.register(loop, endpoint.completionQueue(), config.completionOptions().batch());
       endpoint.onDisconnect().subscribe(null, e -> {
         fail(e); // a fault, named by the provider: the connection fails with it
         peerDisconnected = true;
@@ -220,7 +224,12 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
 
   /** Runs {@code task} once after {@code delay} on this connection's loop (its timers: see ConnectionCloser). */
   Disposable schedule(Runnable task, Duration delay) {
-    return CompletionStreams.schedule(endpoint.completionQueue(), task, delay);
+    return loop.schedule(task, delay);
+  }
+
+  /** On the loop: polls the CQ now, as the loop would on its next event; false elsewhere. */
+  boolean pollNow() {
+    return intake.pollNow();
   }
 
   /** Any thread: a send source the drain let go of queued an item after all (see {@link SendSource}). */
@@ -264,7 +273,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     if (wip.getAndIncrement() != 0) {
       return;
     }
-    if (CompletionStreams.runOnLoop(endpoint.completionQueue(), drainLoop)) {
+    if (!loop.inLoop() && loop.execute(drainLoop)) {
       return; // the loop runs drainLoop with the work-in-progress count this call took
     }
     drainLoop();
@@ -277,13 +286,20 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
         drainOnce();
         drainFailures = 0;
       } catch (Throwable t) {
-        Exceptions.throwIfJvmFatal(t);
+        // A user callback threw (onNext, a send's subscriber), or an Error such as an
+        // OutOfMemoryError came: this connection fails and closes, the loop and its other
+        // connections go on. Nothing is handed over twice: the ring and the queues take each item
+        // out before its callback runs, so the next pass only carries the close forward.
+        if (failure == null) {
+          log.error("rdma-reactive: " + this + " failed in its drain; closing it", t);
+        }
         fail(t);
         if (++drainFailures < 4) {
           continue; // once more, now failing: the lifecycle takes it from here
         }
-        log.error("rdma-reactive: " + this + " keeps failing; giving up on it", t);
-        closer.giveUp();
+        log.error("rdma-reactive: " + this + " keeps failing; freeing it without waiting for its work requests", t);
+        closer.abandon();
+        drainFailures = 0;
       }
       missed = wip.addAndGet(-missed);
       if (missed == 0) {

@@ -1,33 +1,35 @@
 package io.rdmareactive.rdma.transport;
 
-import io.rdmareactive.rdma.internal.CompletionStreams;
+import io.rdmareactive.rdma.internal.CompletionEventLoop;
 import io.rdmareactive.rdma.spi.CompletionChannelSource;
 import io.rdmareactive.rdma.spi.ConnectionProvider;
 import io.rdmareactive.rdma.verbs.CompletionChannel;
 import io.rdmareactive.rdma.verbs.CompletionStreamOptions;
 import io.rdmareactive.rdma.verbs.IdleStrategy;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
-import reactor.core.scheduler.Schedulers;
-import reactor.util.Logger;
-import reactor.util.Loggers;
-import reactor.util.retry.Retry;
 
 /**
  * The loops that serve connections' completions, shared by many connections: the part Reactor
  * Netty's {@code LoopResources} plays. Give them to servers and clients with
  * {@link RdmaServer#runOn} / {@link RdmaClient#runOn}; without, they run on {@link #shared()}.
  *
- * <p>A loop is one named thread ({@code <prefix>-<n>}) with one completion channel per device;
- * the CQs of every connection assigned to it attach to that channel, so the thread count is the
- * loop count (per device), whatever the number of connections. Connections are assigned
+ * <p>A loop is one named thread ({@code <prefix>-<n>}, an internal {@code CompletionEventLoop})
+ * with one completion channel per device, both created, owned and stopped here; the CQs of every
+ * connection assigned to it attach to that channel, so the thread count is the loop count (per
+ * device), whatever the number of connections. A connection holds its loop: the loop polls the
+ * connection's CQ and hands the completions to it directly, and runs its drains and timers. Connections are assigned
  * round-robin when they are created, as Netty's event-loop groups do: a connection's cost is
  * its traffic, which is not known when it is assigned, so least-loaded would buy little. All
  * of a connection's completions are handled on its loop.
@@ -38,14 +40,15 @@ import reactor.util.retry.Retry;
  *       sleeps, so ping-pong under load pays no kernel wakeup per message and idle loops sleep.
  *   <li>{@link #busyPoll(String, int, IdleStrategy)}: a loop never sleeps while it serves a
  *       connection; it polls all its CQs in turn with the idle strategy between empty rounds.
- *   <li>{@link #threadPerConnection(IdleStrategy)}: a spinning thread of its own per connection
- *       ({@code rdma-poll-N}), the lowest latency for a few connections.
+ *   <li>{@link #threadPerConnection(IdleStrategy)}: a busy-polling loop of its own per connection
+ *       ({@code rdma-poll-N}), made with the connection and stopped with it: the lowest latency
+ *       for a few connections.
  * </ul>
  *
  * <p>The threads are Reactor {@code NonBlocking} threads: handlers and subscribers run there and
- * must not block (move blocking work off with {@code publishOn}). A loop's channel for a device
- * is opened with its first connection there and closed with its last, so idle loops hold no
- * verbs objects and their threads end.
+ * must not block (move blocking work off with {@code publishOn}). A loop's thread and channel for
+ * a device start with its first connection there and stop with its last, so idle loops hold no
+ * verbs objects and no threads.
  */
 public final class RdmaLoopResources implements Disposable {
   /** Event mode's default poll budget before a loop sleeps. */
@@ -54,20 +57,26 @@ public final class RdmaLoopResources implements Disposable {
   /** max(cores, 4) loops, as Reactor Netty's default. */
   public static final int DEFAULT_LOOP_COUNT = Math.max(Runtime.getRuntime().availableProcessors(), 4);
 
-  private static final Logger log = Loggers.getLogger(RdmaLoopResources.class);
+  private static final AtomicInteger POLL_THREADS = new AtomicInteger();
   private static volatile @Nullable RdmaLoopResources shared;
 
   private final String prefix;
-  private final Loop[] loops;
+  private final Loop[] loops; // empty for thread-per-connection
+  private final boolean perConnection;
   private final @Nullable Duration pollBudget; // null: busy-poll
   private final @Nullable IdleStrategy idleStrategy;
   private final CompletionStreamOptions streamOptions;
   private final AtomicInteger next = new AtomicInteger();
+  /** Loop threads running now, stopping ones included: disposeLater waits for them. */
+  private final Set<CompletionEventLoop> running = ConcurrentHashMap.newKeySet();
+  /** Thread-per-connection: each connection's own loop, by its channel. */
+  private final Map<CompletionChannel, CompletionEventLoop> ownLoops = new ConcurrentHashMap<>();
   private volatile boolean disposed;
 
-  private RdmaLoopResources(String prefix, int loopCount, @Nullable Duration pollBudget,
+  private RdmaLoopResources(String prefix, int loopCount, boolean perConnection, @Nullable Duration pollBudget,
       @Nullable IdleStrategy idleStrategy, CompletionStreamOptions streamOptions) {
     this.prefix = Objects.requireNonNull(prefix, "prefix");
+    this.perConnection = perConnection;
     this.loops = new Loop[loopCount];
     for (int i = 0; i < loopCount; i++) {
       loops[i] = new Loop(prefix + "-" + (i + 1));
@@ -91,20 +100,24 @@ public final class RdmaLoopResources implements Disposable {
     if (pollBudget.isNegative()) {
       throw new IllegalArgumentException("pollBudget must be >= 0, was " + pollBudget);
     }
-    return new RdmaLoopResources(prefix, loops, pollBudget, null, eventOptions());
+    return new RdmaLoopResources(prefix, loops, false, pollBudget, null, eventOptions());
   }
 
   /** {@code loops} busy-polling loops, {@code idleStrategy} between empty rounds. */
   public static RdmaLoopResources busyPoll(String prefix, int loops, IdleStrategy idleStrategy) {
     checkCount(loops);
-    return new RdmaLoopResources(prefix, loops, null, Objects.requireNonNull(idleStrategy, "idleStrategy"),
+    return new RdmaLoopResources(prefix, loops, false, null, Objects.requireNonNull(idleStrategy, "idleStrategy"),
         eventOptions());
   }
 
-  /** A spinning thread per connection ({@code rdma-poll-N}), {@code idleStrategy} between empty polls. */
+  /**
+   * A busy-polling loop per connection ({@code rdma-poll-N}), {@code idleStrategy} between empty
+   * polls; it starts with its connection and stops when the connection is freed.
+   */
   public static RdmaLoopResources threadPerConnection(IdleStrategy idleStrategy) {
-    return new RdmaLoopResources("rdma-poll", 0, null, idleStrategy, CompletionStreamOptions.defaults()
-        .withMode(CompletionStreamOptions.Mode.BUSY_POLL).withIdleStrategy(idleStrategy).withFailOnError(false));
+    return new RdmaLoopResources("rdma-poll", 0, true, null, Objects.requireNonNull(idleStrategy, "idleStrategy"),
+        CompletionStreamOptions.defaults().withMode(CompletionStreamOptions.Mode.BUSY_POLL)
+            .withIdleStrategy(idleStrategy).withFailOnError(false));
   }
 
   /**
@@ -135,7 +148,7 @@ public final class RdmaLoopResources implements Disposable {
     return CompletionStreamOptions.defaults().withMode(CompletionStreamOptions.Mode.EVENT).withFailOnError(false);
   }
 
-  /** How many loops (0 for thread-per-connection). */
+  /** How many loops (0 for thread-per-connection, whose loops come and go with connections). */
   public int loopCount() {
     return loops.length;
   }
@@ -145,26 +158,36 @@ public final class RdmaLoopResources implements Disposable {
     return pollBudget == null;
   }
 
+  /** Whether each connection gets a loop of its own. */
+  public boolean isThreadPerConnection() {
+    return perConnection;
+  }
+
   CompletionStreamOptions completionOptions() {
     return streamOptions;
   }
 
-  /** Where new endpoints of {@code provider} get their CQ's channel: round-robin over the loops; null for thread-per-connection. */
-  @Nullable CompletionChannelSource channels(ConnectionProvider provider) {
-    if (loops.length == 0) {
-      return null;
-    }
+  /** Where new endpoints of {@code provider} get their CQ's channel, and with it their loop. */
+  CompletionChannelSource channels(ConnectionProvider provider) {
     return new CompletionChannelSource() {
       @Override
       public CompletionChannel acquire(String device) {
         if (disposed) {
           throw new IllegalStateException(RdmaLoopResources.this + " is disposed");
         }
+        if (perConnection) {
+          return ownLoop(provider, device);
+        }
         return loops[Math.floorMod(next.getAndIncrement(), loops.length)].acquire(provider, device);
       }
 
       @Override
       public void release(CompletionChannel channel) {
+        CompletionEventLoop own = ownLoops.remove(channel);
+        if (own != null) {
+          own.shutdown(); // it closes the channel as it ends
+          return;
+        }
         for (Loop l : loops) {
           if (l.release(channel)) {
             return;
@@ -174,9 +197,38 @@ public final class RdmaLoopResources implements Disposable {
     };
   }
 
+  /** The loop that serves CQs on {@code channel}, a channel these loops handed out. */
+  CompletionEventLoop loopOf(CompletionChannel channel) {
+    CompletionEventLoop own = ownLoops.get(channel);
+    if (own != null) {
+      return own;
+    }
+    for (Loop l : loops) {
+      CompletionEventLoop loop = l.loopOf(channel);
+      if (loop != null) {
+        return loop;
+      }
+    }
+    throw new IllegalStateException(channel + " is not a channel of " + this);
+  }
+
+  private CompletionChannel ownLoop(ConnectionProvider provider, String device) {
+    CompletionChannel ch = provider.openCompletionChannel(device);
+    CompletionEventLoop loop = start(prefix + "-" + POLL_THREADS.incrementAndGet(), ch);
+    ownLoops.put(ch, loop);
+    return ch;
+  }
+
+  private CompletionEventLoop start(String name, CompletionChannel channel) {
+    CompletionEventLoop loop = CompletionEventLoop.owned(name, channel, pollBudget, idleStrategy);
+    running.add(loop);
+    loop.onStopped().subscribe(null, null, () -> running.remove(loop));
+    return loop;
+  }
+
   /**
-   * Refuses new connections; each loop's channels close as their last connection goes (at once
-   * for idle ones). The shared default cannot be disposed (its channels close when unused).
+   * Refuses new connections; each loop stops, closing its channel, as its last connection goes
+   * (at once for idle ones). The shared default cannot be disposed (its loops stop when unused).
    */
   @Override
   public void dispose() {
@@ -185,19 +237,24 @@ public final class RdmaLoopResources implements Disposable {
     }
   }
 
-  /** Disposes, then completes when every channel of these loops is closed (connections gone), within 30 s. */
+  /**
+   * Disposes, then completes when every loop thread of these resources has stopped and closed
+   * its channel (their connections gone); fails if some still serve connections after 30 s.
+   */
   public Mono<Void> disposeLater() {
     return Mono.defer(() -> {
       dispose();
-      return channelCount() == 0 ? Mono.<Void>empty() : Mono.error(new IllegalStateException(this
-          + " still serves connections"));
-    }).retryWhen(Retry.fixedDelay(3000, Duration.ofMillis(10)).onRetryExhaustedThrow((spec, sig) -> sig.failure()))
-        .subscribeOn(Schedulers.boundedElastic());
+      List<Mono<Void>> stops = new ArrayList<>();
+      for (CompletionEventLoop l : running) {
+        stops.add(l.onStopped());
+      }
+      return Mono.when(stops);
+    }).timeout(Duration.ofSeconds(30), Mono.error(() -> new IllegalStateException(this + " still serves connections")));
   }
 
-  /** Completion channels open now (one per loop and device in use). */
+  /** Completion channels open now (one per loop and device in use, or per connection). */
   public int channelCount() {
-    int n = 0;
+    int n = ownLoops.size();
     for (Loop l : loops) {
       n += l.size();
     }
@@ -211,14 +268,13 @@ public final class RdmaLoopResources implements Disposable {
 
   @Override
   public String toString() {
-    return "RdmaLoopResources[" + prefix + ", " + loops.length + " loops, "
-        + (loops.length == 0 ? "thread per connection" : pollBudget == null ? "busy-poll" : "event, budget " + pollBudget)
-        + "]";
+    return "RdmaLoopResources[" + prefix + ", " + (perConnection ? "thread per connection"
+        : loops.length + " loops, " + (pollBudget == null ? "busy-poll" : "event, budget " + pollBudget)) + "]";
   }
 
   /**
-   * One loop: a channel per (provider, device), all served by one thread named after the loop,
-   * counted by the endpoints using it and closed when the last gives it back.
+   * One loop: a channel and its thread per (provider, device), counted by the endpoints using it
+   * and stopped when the last gives it back.
    */
   private final class Loop {
     private final String name;
@@ -235,13 +291,17 @@ public final class RdmaLoopResources implements Disposable {
       if (e == null) {
         CompletionChannel ch = provider.openCompletionChannel(device);
         // One thread per loop and device: a second device's thread gets the device in its name.
-        CompletionStreams.configureLoop(ch, byKey.isEmpty() ? name : name + "-" + device, pollBudget, idleStrategy);
-        e = new Entry(key, ch);
+        e = new Entry(key, ch, start(byKey.isEmpty() ? name : name + "-" + device, ch));
         byKey.put(key, e);
         byChannel.put(ch, e);
       }
       e.users++;
       return e.channel;
+    }
+
+    synchronized @Nullable CompletionEventLoop loopOf(CompletionChannel channel) {
+      Entry e = byChannel.get(channel);
+      return e == null ? null : e.loop;
     }
 
     /** Whether {@code channel} was this loop's. */
@@ -253,12 +313,7 @@ public final class RdmaLoopResources implements Disposable {
       if (--e.users == 0) {
         byKey.remove(e.key);
         byChannel.remove(channel);
-        CompletionStreams.forgetLoop(channel);
-        try {
-          channel.close(); // its last CQ is closed: nothing holds it
-        } catch (RuntimeException ex) {
-          log.warn("rdma-reactive: closing " + channel + " of " + name + " failed", ex);
-        }
+        e.loop.shutdown(); // its last CQ is gone: the thread ends and closes the channel
       }
       return true;
     }
@@ -271,11 +326,13 @@ public final class RdmaLoopResources implements Disposable {
   private static final class Entry {
     final String key;
     final CompletionChannel channel;
+    final CompletionEventLoop loop;
     int users;
 
-    Entry(String key, CompletionChannel channel) {
+    Entry(String key, CompletionChannel channel, CompletionEventLoop loop) {
       this.key = key;
       this.channel = channel;
+      this.loop = loop;
     }
   }
 }

@@ -32,9 +32,16 @@ public abstract class AbstractBufferLifetimeTest {
   private final List<DisposableRdmaServer> servers = new ArrayList<>();
   private final List<RdmaConnection> clients = new ArrayList<>();
 
-  protected abstract String provider();
+  /** The provider under test. */
+  protected abstract TransportFixture fixture();
 
-  protected abstract String host();
+  private String provider() {
+    return fixture().provider();
+  }
+
+  private String host() {
+    return fixture().host();
+  }
 
   @AfterEach
   void close() {

@@ -14,6 +14,8 @@ module io.rdmareactive.core {
   exports io.rdmareactive.rdma.spi;
   exports io.rdmareactive.rdma.transport;
   exports io.rdmareactive.rdma.verbs;
+  // MessageMemory: the RSocket module's zero-copy ByteBuf reads received messages without a scope per message.
+  exports io.rdmareactive.rdma.internal to io.rdmareactive.rsocket;
 
   uses io.rdmareactive.rdma.spi.RdmaProvider;
 

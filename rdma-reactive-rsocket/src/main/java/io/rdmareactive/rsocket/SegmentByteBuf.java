@@ -3,6 +3,7 @@ package io.rdmareactive.rsocket;
 import io.netty.buffer.AbstractReferenceCountedByteBuf;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
+import io.rdmareactive.rdma.internal.MessageMemory;
 import io.rdmareactive.rdma.transport.RdmaMessage;
 import java.io.IOException;
 import java.io.InputStream;
@@ -19,13 +20,21 @@ import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A read-only {@link ByteBuf} over a received {@link RdmaMessage}, without a copy: it reads the
- * message's memory (the registered receive buffer, or the reassembled heap memory of a fragmented
- * message) through its {@link MemorySegment}, so every access is bounds- and liveness-checked: a
- * frame read after its connection closed fails with {@link IllegalStateException} instead of
- * reading freed memory (a Netty wrapper of the segment's ByteBuffer would read it through Unsafe).
- * Its final {@link #release()} releases the message, which gives the receive buffer back to the
- * receive queue (and its credit to the peer). Slices and duplicates share its reference count.
+ * A read-only {@link ByteBuf} over a received {@link RdmaMessage}, without a copy. It holds the
+ * message unreleased for as long as any of its references lives, which keeps the receive buffer
+ * out of the receive queue and its memory allocated even past the connection's close (the
+ * transport frees a closed connection's memory with the last view over it), and its final
+ * {@link #release()} releases the message, giving the buffer back (and its credit to the peer).
+ * Slices and duplicates share its reference count.
+ *
+ * <p>Every read goes through its accessors, which check its reference count first (Netty's
+ * {@code ensureAccessible}): a read after the release fails with {@link IllegalStateException}
+ * ({@code IllegalReferenceCountException}). Nothing of it reaches code that reads by address:
+ * {@link #hasMemoryAddress()} and {@link #isDirect()} are false and {@link #nioBuffer} returns a
+ * copy on the heap, so Netty's transports (epoll's writev included) copy a frame into their own
+ * direct buffer when it is written, while it is still referenced, rather than gather its address
+ * for a write that may run after its release. That copy is one memcpy per frame written to a
+ * Netty channel; reads by RSocket itself stay in place.
  */
 final class SegmentByteBuf extends AbstractReferenceCountedByteBuf {
   /** Received frames not yet released, in this JVM (what the tests check for leaks). */
@@ -47,7 +56,7 @@ final class SegmentByteBuf extends AbstractReferenceCountedByteBuf {
     super(message.length());
     this.alloc = alloc;
     this.message = message;
-    this.segment = message.segment();
+    this.segment = MessageMemory.unscoped(message); // the checks are this ByteBuf's own: see the class comment
     this.length = message.length();
     setIndex(0, length);
     LIVE.incrementAndGet();
@@ -170,10 +179,13 @@ final class SegmentByteBuf extends AbstractReferenceCountedByteBuf {
     return 1;
   }
 
+  /** A read-only copy on the heap: a direct view's address could be read after this frame's release. */
   @Override
   public ByteBuffer nioBuffer(int index, int len) {
     checkIndex(index, len);
-    return view(index, len);
+    byte[] copy = new byte[len];
+    MemorySegment.copy(segment, ValueLayout.JAVA_BYTE, index, copy, 0, len);
+    return ByteBuffer.wrap(copy).asReadOnlyBuffer();
   }
 
   @Override
@@ -214,9 +226,10 @@ final class SegmentByteBuf extends AbstractReferenceCountedByteBuf {
     return null;
   }
 
+  /** False: Netty then copies a frame it writes rather than read its address later (see the class comment). */
   @Override
   public boolean isDirect() {
-    return segment.isNative();
+    return false;
   }
 
   @Override

@@ -217,7 +217,10 @@ final class ConnectionCloser {
     }
   }
 
-  /** Frees the endpoint and the arena; retried while the loop still leases the CQ. */
+  /**
+   * Frees the endpoint, and the arena once no view over it is held; retried while the loop still
+   * leases the CQ.
+   */
   private void free(int attempt) {
     try {
       endpoint.close();
@@ -231,7 +234,7 @@ final class ConnectionCloser {
       log.error("rdma-reactive: could not free the endpoint of " + channel, e);
     }
     try {
-      buffers.free();
+      buffers.freeWhenUnused(); // views the user still holds keep the memory until their release
     } catch (RuntimeException e) {
       log.error("rdma-reactive: could not free the buffers of " + channel, e);
     }

@@ -219,7 +219,7 @@ final class InboundReceiver {
       while ((m = ready.poll()) != null) {
         if (m instanceof ReceivedView rv) {
           readyHeld--;
-          buffers.freeReceive(rv.index);
+          buffers.dropUndelivered(rv.index);
         }
       }
       readyHeap = 0;
@@ -308,7 +308,13 @@ final class InboundReceiver {
     int n = ready.size();
     for (int i = 0; i < n; i++) {
       RdmaMessage m = ready.poll();
-      ready.add(m instanceof ReceivedView rv ? new HeapMessage(rv.toByteArray()) : m);
+      if (m instanceof ReceivedView rv) {
+        // Undelivered: the connection's own count, so it may copy and drop it; delivered views
+        // keep theirs, and the memory with them (RegisteredBuffers#freeWhenUnused).
+        m = new HeapMessage(rv.toByteArray());
+        buffers.dropUndelivered(rv.index);
+      }
+      ready.add(m);
     }
     readyHeld = 0;
     readyHeap = n;

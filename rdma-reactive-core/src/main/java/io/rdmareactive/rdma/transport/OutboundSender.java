@@ -309,13 +309,15 @@ final class OutboundSender {
       return item;
     }
     if (item instanceof ReceivedView rv && rv.belongsTo(channel) && rv.length() <= fragmenter.chunk()) {
-      if (rv.isReleased()) {
+      // A count of the sender's own until the copy is done: a release by the user meanwhile
+      // (after a credit stall, say) cannot hand the buffer to the peer's next message underneath.
+      if (!rv.retain()) {
         throw new IllegalStateException("message already released");
       }
       return rv;
     }
     if (item instanceof HeapMessage h) {
-      return h.bytes;
+      return h.bytes();
     }
     return toSegment(item);
   }
@@ -324,6 +326,7 @@ final class OutboundSender {
   private static void releaseSendable(Object sendable) {
     if (sendable instanceof ReceivedView v) {
       v.release();
+      v.unref(); // the sender's count, taken in toSendable
     } else if (sendable instanceof OutboundMessage o) {
       o.release();
     }

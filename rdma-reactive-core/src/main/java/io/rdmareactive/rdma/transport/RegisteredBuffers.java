@@ -5,6 +5,9 @@ import io.rdmareactive.rdma.verbs.MemoryRegion;
 import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.jspecify.annotations.Nullable;
 import reactor.util.Logger;
@@ -20,8 +23,17 @@ import reactor.util.Loggers;
  * keeps it (registration is the expensive part, and a connection that was busy once tends to be
  * again). Each chunk is its own memory region: a buffer's index names its chunk and its place.
  *
- * <p>The free lists belong to the channel's drain; {@link #markReleased} is the one method any
- * thread may call (a message's release), and it allocates nothing and never blocks.
+ * <p>A receive buffer holding a message is reference counted: each view over it (the message,
+ * a copy in progress, a zero-copy reader such as the RSocket module's ByteBuf) holds a count, and
+ * the buffer goes back to the drain only when the count reaches zero. Closing the connection
+ * deregisters the memory (unpins it) at once but frees it only when the last view is released:
+ * a kept view reads its original bytes for as long as it is held, through every path, raw
+ * addresses included (keeping costs nothing; copying out at close would copy every held byte and
+ * still leave raw addresses already handed out dangling).
+ *
+ * <p>The free lists belong to the channel's drain; {@link #retain}, {@link #unref} and
+ * {@link #markReleased} are the methods any thread may call, and they allocate nothing and never
+ * block.
  */
 final class RegisteredBuffers {
   private static final Logger log = Loggers.getLogger(RegisteredBuffers.class);
@@ -37,6 +49,12 @@ final class RegisteredBuffers {
   private final Pool sends;
   /** Released receive buffers, a bit per index, until the drain takes them back. */
   private final AtomicLongArray releasedBits;
+  /** Views' counts per receive buffer: 0 while the buffer is free or posted. */
+  private final AtomicIntegerArray refs;
+  /** Receive buffers with a count above zero; the memory is freed at close once none is left. */
+  private final AtomicInteger live = new AtomicInteger();
+  private volatile boolean closing;
+  private final AtomicBoolean freed = new AtomicBoolean();
   private volatile long registeredBytes;
 
   /** Sets up the pools and registers the first receive chunk; on failure frees what it made before throwing. */
@@ -60,6 +78,7 @@ final class RegisteredBuffers {
     receives = new Pool(receiveCount, perChunk);
     sends = new Pool(sendCount, perChunk);
     releasedBits = new AtomicLongArray((receiveCount + 63) >>> 6);
+    refs = new AtomicIntegerArray(receiveCount);
   }
 
   /** Bytes of memory registered (pinned) for this connection now. */
@@ -115,6 +134,53 @@ final class RegisteredBuffers {
     return (long) (index % receives.perChunk) * bufferSize;
   }
 
+  /** Drain: a message landed in receive buffer {@code index}; its view holds the first count. */
+  void viewCreated(int index) {
+    refs.set(index, 1);
+    live.incrementAndGet();
+  }
+
+  /** Any thread: one more count on receive buffer {@code index}; false when none was left (released). */
+  boolean retain(int index) {
+    for (;;) {
+      int v = refs.get(index);
+      if (v <= 0) {
+        return false;
+      }
+      if (refs.compareAndSet(index, v, v + 1)) {
+        return true;
+      }
+    }
+  }
+
+  /**
+   * Any thread: drops a count on receive buffer {@code index}; at zero the buffer goes back to
+   * the drain (true), or, once the connection closed and it was the last, the memory is freed.
+   */
+  boolean unref(int index) {
+    int v = refs.decrementAndGet(index);
+    if (v > 0) {
+      return false;
+    }
+    if (v < 0) {
+      refs.incrementAndGet(index);
+      throw new IllegalStateException("receive buffer " + index + " released more often than retained");
+    }
+    markReleased(index);
+    if (live.decrementAndGet() == 0 && closing) {
+      freeOnce();
+    }
+    return true;
+  }
+
+  /** Drain: drops the connection's own count on a view it never delivered, and takes the buffer back. */
+  void dropUndelivered(int index) {
+    if (refs.getAndSet(index, 0) > 0 && live.decrementAndGet() == 0 && closing) {
+      freeOnce();
+    }
+    receives.give(index);
+  }
+
   /** Any thread: the application is done with receive buffer {@code index}; the drain takes it back. */
   void markReleased(int index) {
     int w = index >>> 6;
@@ -158,9 +224,28 @@ final class RegisteredBuffers {
     sends.deregister();
   }
 
-  /** Frees the memory itself. */
+  /** Frees the memory itself, now: only where no view can exist (a connection that never opened, tests). */
   void free() {
-    arena.close();
+    freeOnce();
+  }
+
+  /** The connection closed: frees the memory now, or when the last view still held is released. */
+  void freeWhenUnused() {
+    closing = true;
+    if (live.get() == 0) {
+      freeOnce();
+    }
+  }
+
+  /** Whether the memory is freed: none of its views is held any more, and the connection closed. */
+  boolean isFreed() {
+    return freed.get();
+  }
+
+  private void freeOnce() {
+    if (freed.compareAndSet(false, true)) {
+      arena.close();
+    }
   }
 
   /** One direction's buffers: a free list over chunks registered on demand. */

@@ -76,4 +76,28 @@ class RegisteredBuffersTest {
     b.deregister();
     b.free();
   }
+
+  @Test
+  void aBufferComesBackWhenItsLastCountGoesAndAClosedConnectionsMemoryWithTheLastView() {
+    RegisteredBuffers b = RegisteredBuffers.register(pd, 4, 1, SIZE);
+    int a = b.takeReceive();
+    int c = b.takeReceive();
+    b.viewCreated(a);
+    b.viewCreated(c);
+    assertThat(b.retain(a)).isTrue(); // a copy in progress
+    assertThat(b.unref(a)).as("the view's release, the copy still going").isFalse();
+    assertThat(b.reclaimReleased()).isZero();
+    assertThat(b.unref(a)).as("the copy done").isTrue();
+    assertThat(b.retain(a)).as("a count on a buffer no view holds").isFalse();
+    assertThat(b.reclaimReleased()).isEqualTo(1);
+    assertThatThrownBy(() -> b.unref(a)).isInstanceOf(IllegalStateException.class);
+
+    b.deregister();
+    b.freeWhenUnused();
+    assertThat(b.isFreed()).as("freed while a user holds a view").isFalse();
+    assertThat(b.receiveMemory(c).get(ValueLayout.JAVA_BYTE, b.offset(c))).isZero(); // still readable
+    b.unref(c);
+    assertThat(b.isFreed()).as("freed with the last view").isTrue();
+    assertThatThrownBy(() -> b.receiveMemory(c).get(ValueLayout.JAVA_BYTE, 0)).isInstanceOf(IllegalStateException.class);
+  }
 }

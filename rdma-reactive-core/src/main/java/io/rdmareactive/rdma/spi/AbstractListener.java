@@ -32,6 +32,10 @@ public abstract class AbstractListener<R extends AbstractListener.Request> exten
   private boolean stopped;
   private @Nullable ConnectionException failure;
 
+  /**
+   * A listener named {@code description} in errors and logs, whose queue of waiting requests
+   * {@code limits} bounds in count and time.
+   */
   protected AbstractListener(String description, ListenLimits limits) {
     super(description, null);
     this.limits = limits;

@@ -58,50 +58,62 @@ public class RdmaProperties implements Validator {
   /** Named clients, e.g. {@code rdma.clients.pricing.host}. */
   private final Map<String, Client> clients = new LinkedHashMap<>();
 
+  /** Verbs provider: auto, native or in-memory. */
   public Provider getProvider() {
     return provider;
   }
 
+  /** Sets {@link #getProvider()}. */
   public void setProvider(Provider provider) {
     this.provider = provider;
   }
 
+  /** RDMA device the health indicator reports on (null: the provider's first device). */
   public @Nullable String getDevice() {
     return device;
   }
 
+  /** Sets {@link #getDevice()}. */
   public void setDevice(@Nullable String device) {
     this.device = device;
   }
 
+  /** How the loops wait for completions, for the server and every client. */
   public CompletionStreamOptions.Mode getCompletionMode() {
     return completionMode;
   }
 
+  /** Sets {@link #getCompletionMode()}. */
   public void setCompletionMode(CompletionStreamOptions.Mode completionMode) {
     this.completionMode = completionMode;
   }
 
+  /** Loop threads shared by the server's and the clients' connections (default max(cores, 4)). */
   public int getLoops() {
     return loops;
   }
 
+  /** Sets {@link #getLoops()}. */
   public void setLoops(int loops) {
     this.loops = loops;
   }
 
+  /** Event mode: how long a loop keeps polling after the last completion before it sleeps. */
   public Duration getPollBudget() {
     return pollBudget;
   }
 
+  /** Sets {@link #getPollBudget()}. */
   public void setPollBudget(Duration pollBudget) {
     this.pollBudget = pollBudget;
   }
 
+  /** The server's properties, {@code rdma.server.*}. */
   public Server getServer() {
     return server;
   }
 
+  /** Named clients, e.g. {@code rdma.clients.pricing.host}. */
   public Map<String, Client> getClients() {
     return clients;
   }
@@ -138,74 +150,92 @@ public class RdmaProperties implements Validator {
     /** Idle time after which the peer is probed, so that a dead one is noticed (0: never). */
     private Duration keepaliveInterval = RdmaOption.KEEPALIVE_INTERVAL.defaultValue();
 
+    /** Bytes per send and receive buffer: the largest message that travels unfragmented. */
     public int getBufferSize() {
       return bufferSize;
     }
 
+    /** Sets {@link #getBufferSize()}. */
     public void setBufferSize(int bufferSize) {
       this.bufferSize = bufferSize;
     }
 
+    /** Buffers each way: at most this many messages in flight per direction. */
     public int getBufferCount() {
       return bufferCount;
     }
 
+    /** Sets {@link #getBufferCount()}. */
     public void setBufferCount(int bufferCount) {
       this.bufferCount = bufferCount;
     }
 
+    /** Largest message (fragmented as needed); larger sends fail. */
     public int getMaxMessageSize() {
       return maxMessageSize;
     }
 
+    /** Sets {@link #getMaxMessageSize()}. */
     public void setMaxMessageSize(int maxMessageSize) {
       this.maxMessageSize = maxMessageSize;
     }
 
+    /** Sends of at most this many bytes go inline; 0 disables. */
     public int getInlineThreshold() {
       return inlineThreshold;
     }
 
+    /** Sets {@link #getInlineThreshold()}. */
     public void setInlineThreshold(int inlineThreshold) {
       this.inlineThreshold = inlineThreshold;
     }
 
+    /** Raw mode: no framing or credits, for plain librdmacm peers. */
     public boolean isRaw() {
       return raw;
     }
 
+    /** Sets {@link #isRaw()}. */
     public void setRaw(boolean raw) {
       this.raw = raw;
     }
 
+    /** How long closing waits for the peer to acknowledge posted sends before it disconnects anyway. */
     public Duration getCloseTimeout() {
       return closeTimeout;
     }
 
+    /** Sets {@link #getCloseTimeout()}. */
     public void setCloseTimeout(Duration closeTimeout) {
       this.closeTimeout = closeTimeout;
     }
 
+    /** Transport retries of an unacknowledged send before the connection is reset (0 . */
     public int getRetryCount() {
       return retryCount;
     }
 
+    /** Sets {@link #getRetryCount()}. */
     public void setRetryCount(int retryCount) {
       this.retryCount = retryCount;
     }
 
+    /** Retries of a send the peer answered "receiver not ready" (0 .. 7; 7 retries forever). */
     public int getRnrRetry() {
       return rnrRetry;
     }
 
+    /** Sets {@link #getRnrRetry()}. */
     public void setRnrRetry(int rnrRetry) {
       this.rnrRetry = rnrRetry;
     }
 
+    /** Idle time after which the peer is probed, so that a dead one is noticed (0: never). */
     public Duration getKeepaliveInterval() {
       return keepaliveInterval;
     }
 
+    /** Sets {@link #getKeepaliveInterval()}. */
     public void setKeepaliveInterval(Duration keepaliveInterval) {
       this.keepaliveInterval = keepaliveInterval;
     }
@@ -234,58 +264,72 @@ public class RdmaProperties implements Validator {
     /** How long an accepted connection may take to become established. */
     private Duration handshakeTimeout = RdmaOption.HANDSHAKE_TIMEOUT.defaultValue();
 
+    /** Connections served at once; connect requests beyond it are refused, saying why. */
     public int getMaxConnections() {
       return maxConnections;
     }
 
+    /** Sets {@link #getMaxConnections()}. */
     public void setMaxConnections(int maxConnections) {
       this.maxConnections = maxConnections;
     }
 
+    /** Connect requests accepted but not yet established; beyond it requests are refused. */
     public int getMaxPendingHandshakes() {
       return maxPendingHandshakes;
     }
 
+    /** Sets {@link #getMaxPendingHandshakes()}. */
     public void setMaxPendingHandshakes(int maxPendingHandshakes) {
       this.maxPendingHandshakes = maxPendingHandshakes;
     }
 
+    /** How long an accepted connection may take to become established. */
     public Duration getHandshakeTimeout() {
       return handshakeTimeout;
     }
 
+    /** Sets {@link #getHandshakeTimeout()}. */
     public void setHandshakeTimeout(Duration handshakeTimeout) {
       this.handshakeTimeout = handshakeTimeout;
     }
 
+    /** Whether to start a server (it also needs an RdmaHandler bean). */
     public boolean isEnabled() {
       return enabled;
     }
 
+    /** Sets {@link #isEnabled()}. */
     public void setEnabled(boolean enabled) {
       this.enabled = enabled;
     }
 
+    /** Address to listen on: an address of an RDMA device (0.0.0.0: all). */
     public String getHost() {
       return host;
     }
 
+    /** Sets {@link #getHost()}. */
     public void setHost(String host) {
       this.host = host;
     }
 
+    /** Port to listen on; 0 picks a free one (published as local.rdma.server.port). */
     public int getPort() {
       return port;
     }
 
+    /** Sets {@link #getPort()}. */
     public void setPort(int port) {
       this.port = port;
     }
 
+    /** How long stopping waits for connections to drain and be freed. */
     public Duration getShutdownTimeout() {
       return shutdownTimeout;
     }
 
+    /** Sets {@link #getShutdownTimeout()}. */
     public void setShutdownTimeout(Duration shutdownTimeout) {
       this.shutdownTimeout = shutdownTimeout;
     }
@@ -302,26 +346,32 @@ public class RdmaProperties implements Validator {
     /** Bounds resolving, routing and the handshake together. */
     private Duration connectTimeout = Duration.ofSeconds(10);
 
+    /** Address to listen on: an address of an RDMA device (0.0.0.0: all). */
     public String getHost() {
       return host;
     }
 
+    /** Sets {@link #getHost()}. */
     public void setHost(String host) {
       this.host = host;
     }
 
+    /** Port to listen on; 0 picks a free one (published as local.rdma.server.port). */
     public int getPort() {
       return port;
     }
 
+    /** Sets {@link #getPort()}. */
     public void setPort(int port) {
       this.port = port;
     }
 
+    /** Bounds resolving, routing and the handshake together. */
     public Duration getConnectTimeout() {
       return connectTimeout;
     }
 
+    /** Sets {@link #getConnectTimeout()}. */
     public void setConnectTimeout(Duration connectTimeout) {
       this.connectTimeout = connectTimeout;
     }

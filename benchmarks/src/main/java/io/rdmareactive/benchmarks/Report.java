@@ -352,8 +352,9 @@ final class Report {
       String title = "# Benchmark history\n\nEarlier runs of `scripts/benchmark`, newest first, each as its report wrote it."
           + " The current run is [results.md](results.md).\n";
       String past = Files.exists(history) ? Files.readString(history).substring(title.length()) : "";
-      Files.writeString(history, title + "\n" + old.replaceFirst("(?s)^# Current benchmark results\n\n", "## ")
-          .replaceFirst("(?m)^<!-- written by .* -->\n", "") + past);
+      // The replaced run's own header line ("> End-to-end run of <date> ...") becomes its heading.
+      String replaced = old.substring(old.indexOf(marker) + marker.length() + 1).replaceFirst("^> ", "");
+      Files.writeString(history, title + "\n## " + replaced.strip() + "\n" + past);
     }
     Files.writeString(current, "# Current benchmark results\n\n" + marker + "\n" + results);
     System.out.println("Report: published " + run + " as " + current + "; the run it replaces moved to " + history);

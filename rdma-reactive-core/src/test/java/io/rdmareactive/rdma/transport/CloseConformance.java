@@ -143,4 +143,50 @@ public abstract class CloseConformance extends TransportSuite {
         .containsSubsequence("client-disconnected-1", "client-disconnected-2")
         .contains("server-connected-1", "server-connected-2");
   }
+
+  /**
+   * A server sends to a peer that promises buffers and never posts a receive (RNR retries
+   * forever, so on a device its sends stay unacknowledged); the server is disposed, and its
+   * connection waits for those sends within a long close timeout; then the peer disconnects. The
+   * pending sends fail with {@code RESET}, as for any disconnect by the peer, not with the close
+   * timeout's {@code TIMED_OUT} (whose branch is also the one that logs the timeout warning), and
+   * the dispose ends without waiting for the timeout. In memory, which has no RNR retry, the SEND
+   * fails by its completion instead; that completion was still unread when the dispose began in
+   * every run seen, so the same path is taken there too.
+   */
+  @Test
+  void aPeersDisconnectDuringADisposeFailsPendingSendsWithResetNotTimedOut() {
+    Duration closeTimeout = Duration.ofMinutes(5); // longer than WAIT: the dispose must not wait for it
+    Sinks.One<Throwable> sendFailed = Sinks.one();
+    Sinks.Empty<Void> sending = Sinks.empty();
+    DisposableRdmaServer server = server().option(RdmaOption.CLOSE_TIMEOUT, closeTimeout)
+        .option(RdmaOption.RNR_RETRY, 7)
+        .handle((in, out) -> out.sendString(Flux.range(0, 4).map(i -> "to a peer that never reads " + i)
+                .doOnSubscribe(s -> sending.tryEmitEmpty()))
+            .then().doOnError(sendFailed::tryEmitValue).onErrorResume(e -> Mono.empty()))
+        .bindNow();
+    try {
+      RoguePeer rogue = RoguePeer.connect(fixture().connections(),
+          new InetSocketAddress(fixture().host(), server.port()), 8, 0, WAIT);
+      try {
+        StepVerifier.create(sending.asMono()).expectComplete().verify(WAIT);
+        server.dispose(); // the connection's dispose now waits for its unacknowledged sends
+      } finally {
+        rogue.close(); // the peer disconnects during that wait
+      }
+      StepVerifier.create(sendFailed.asMono())
+          .assertNext(e -> {
+            assertThat(e).isInstanceOf(ConnectionException.class);
+            assertThat(((ConnectionException) e).reason()).as("reason of %s", e)
+                .isEqualTo(ConnectionException.Reason.RESET);
+            assertThat(e.getMessage()).doesNotContain("close timeout");
+          })
+          .expectComplete()
+          .verify(WAIT);
+      StepVerifier.create(server.onDispose()).as("the dispose ends without waiting for the close timeout")
+          .expectComplete().verify(WAIT);
+    } finally {
+      server.disposeNow(WAIT);
+    }
+  }
 }

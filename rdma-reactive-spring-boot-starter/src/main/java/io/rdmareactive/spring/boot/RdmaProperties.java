@@ -58,50 +58,62 @@ public class RdmaProperties implements Validator {
   /** Named clients, e.g. {@code rdma.clients.pricing.host}. */
   private final Map<String, Client> clients = new LinkedHashMap<>();
 
+  /** Verbs provider: auto, native or in-memory. */
   public Provider getProvider() {
     return provider;
   }
 
+  /** Sets {@link #getProvider()}. */
   public void setProvider(Provider provider) {
     this.provider = provider;
   }
 
+  /** RDMA device the health indicator reports on (null: the provider's first device). */
   public @Nullable String getDevice() {
     return device;
   }
 
+  /** Sets {@link #getDevice()}. */
   public void setDevice(@Nullable String device) {
     this.device = device;
   }
 
+  /** How the loops wait for completions, for the server and every client. */
   public CompletionStreamOptions.Mode getCompletionMode() {
     return completionMode;
   }
 
+  /** Sets {@link #getCompletionMode()}. */
   public void setCompletionMode(CompletionStreamOptions.Mode completionMode) {
     this.completionMode = completionMode;
   }
 
+  /** Loop threads shared by the server's and the clients' connections (default max(cores, 4)). */
   public int getLoops() {
     return loops;
   }
 
+  /** Sets {@link #getLoops()}. */
   public void setLoops(int loops) {
     this.loops = loops;
   }
 
+  /** Event mode: how long a loop keeps polling after the last completion before it sleeps. */
   public Duration getPollBudget() {
     return pollBudget;
   }
 
+  /** Sets {@link #getPollBudget()}. */
   public void setPollBudget(Duration pollBudget) {
     this.pollBudget = pollBudget;
   }
 
+  /** The server's properties, {@code rdma.server.*}. */
   public Server getServer() {
     return server;
   }
 
+  /** Named clients, e.g. {@code rdma.clients.pricing.host}. */
   public Map<String, Client> getClients() {
     return clients;
   }
@@ -128,30 +140,37 @@ public class RdmaProperties implements Validator {
       return enabled;
     }
 
+    /** Sets {@link #isEnabled()}. */
     public void setEnabled(boolean enabled) {
       this.enabled = enabled;
     }
 
+    /** Address to listen on: an address of an RDMA device (0.0.0.0: all). */
     public String getHost() {
       return host;
     }
 
+    /** Sets {@link #getHost()}. */
     public void setHost(String host) {
       this.host = host;
     }
 
+    /** Port to listen on; 0 picks a free one (published as local.rdma.server.port). */
     public int getPort() {
       return port;
     }
 
+    /** Sets {@link #getPort()}. */
     public void setPort(int port) {
       this.port = port;
     }
 
+    /** How long stopping waits for connections to drain and be freed. */
     public Duration getShutdownTimeout() {
       return shutdownTimeout;
     }
 
+    /** Sets {@link #getShutdownTimeout()}. */
     public void setShutdownTimeout(Duration shutdownTimeout) {
       this.shutdownTimeout = shutdownTimeout;
     }
@@ -171,26 +190,32 @@ public class RdmaProperties implements Validator {
     /** Bounds resolving, routing and the handshake together. */
     private Duration connectTimeout = Duration.ofSeconds(10);
 
+    /** Address to listen on: an address of an RDMA device (0.0.0.0: all). */
     public String getHost() {
       return host;
     }
 
+    /** Sets {@link #getHost()}. */
     public void setHost(String host) {
       this.host = host;
     }
 
+    /** Port to listen on; 0 picks a free one (published as local.rdma.server.port). */
     public int getPort() {
       return port;
     }
 
+    /** Sets {@link #getPort()}. */
     public void setPort(int port) {
       this.port = port;
     }
 
+    /** Bounds resolving, routing and the handshake together. */
     public Duration getConnectTimeout() {
       return connectTimeout;
     }
 
+    /** Sets {@link #getConnectTimeout()}. */
     public void setConnectTimeout(Duration connectTimeout) {
       this.connectTimeout = connectTimeout;
     }

@@ -19,10 +19,12 @@ public class RdmaRSocketProperties implements Validator {
   private final Server server = new Server();
   private final Client client = new Client();
 
+  /** Boot's RSocket server over RDMA, {@code rdma.rsocket.server.*}. */
   public Server getServer() {
     return server;
   }
 
+  /** The requesters' connections, {@code rdma.rsocket.client.*}. */
   public Client getClient() {
     return client;
   }
@@ -50,42 +52,52 @@ public class RdmaRSocketProperties implements Validator {
     /** How long starting and stopping the server may take. */
     private Duration lifecycleTimeout = Duration.ofSeconds(30);
 
+    /** Serve Spring's RSocket handlers over RDMA instead of TCP or WebSocket. */
     public boolean isEnabled() {
       return enabled;
     }
 
+    /** Sets {@link #isEnabled()}. */
     public void setEnabled(boolean enabled) {
       this.enabled = enabled;
     }
 
+    /** Address to listen on (null: spring.rsocket.server.address, else 0.0.0.0). */
     public @Nullable String getHost() {
       return host;
     }
 
+    /** Sets {@link #getHost()}. */
     public void setHost(@Nullable String host) {
       this.host = host;
     }
 
+    /** Port to listen on (null: spring.rsocket.server.port); 0 picks a free one. */
     public @Nullable Integer getPort() {
       return port;
     }
 
+    /** Sets {@link #getPort()}. */
     public void setPort(@Nullable Integer port) {
       this.port = port;
     }
 
+    /** Frames waiting for the peer's credits per connection; beyond it the connection closes. */
     public int getMaxPendingFrames() {
       return maxPendingFrames;
     }
 
+    /** Sets {@link #getMaxPendingFrames()}. */
     public void setMaxPendingFrames(int maxPendingFrames) {
       this.maxPendingFrames = maxPendingFrames;
     }
 
+    /** How long starting and stopping the server may take. */
     public Duration getLifecycleTimeout() {
       return lifecycleTimeout;
     }
 
+    /** Sets {@link #getLifecycleTimeout()}. */
     public void setLifecycleTimeout(Duration lifecycleTimeout) {
       this.lifecycleTimeout = lifecycleTimeout;
     }
@@ -103,18 +115,22 @@ public class RdmaRSocketProperties implements Validator {
     /** Frames waiting for the peer's credits per connection; beyond it the connection closes. */
     private int maxPendingFrames = RdmaClientTransport.DEFAULT_MAX_PENDING_FRAMES;
 
+    /** Bounds resolving, routing and the handshake together. */
     public Duration getConnectTimeout() {
       return connectTimeout;
     }
 
+    /** Sets {@link #getConnectTimeout()}. */
     public void setConnectTimeout(Duration connectTimeout) {
       this.connectTimeout = connectTimeout;
     }
 
+    /** Frames waiting for the peer's credits per connection; beyond it the connection closes. */
     public int getMaxPendingFrames() {
       return maxPendingFrames;
     }
 
+    /** Sets {@link #getMaxPendingFrames()}. */
     public void setMaxPendingFrames(int maxPendingFrames) {
       this.maxPendingFrames = maxPendingFrames;
     }

@@ -98,6 +98,16 @@ public final class CrossHost implements BeforeEachCallback, AfterEachCallback {
     run(cmd);
   }
 
+  /**
+   * Delays this guest's egress by {@code delay} plus or minus {@code jitter}, keeping the packets
+   * in order: netem's own queue sorts by send time, so jitter alone reorders back-to-back packets
+   * (and RC answers every reordering with a NAK and a go-back-N); a FIFO under netem keeps order.
+   */
+  public void delayInOrder(String delay, String jitter) {
+    run(List.of("tc", "qdisc", "replace", "dev", DEV, "root", "handle", "1:", "netem", "delay", delay, jitter));
+    run(List.of("tc", "qdisc", "replace", "dev", DEV, "parent", "1:1", "pfifo", "limit", "1000"));
+  }
+
   /** This guest's egress drops everything: with the other guest doing the same, a partition. */
   public void partition() {
     netem("loss", "100%");

@@ -12,6 +12,7 @@ import io.rdmareactive.rdma.transport.RdmaConnection;
 import io.rdmareactive.rdma.transport.RdmaOption;
 import io.rdmareactive.rdma.transport.RdmaServer;
 import java.time.Duration;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -33,6 +34,11 @@ class CrossHostFailureTest {
   final CrossHost pair = new CrossHost();
   @RegisterExtension
   final LeakCheck leakCheck = NativeTestSupport.settlingLeakCheck();
+
+  @BeforeAll
+  static void warmUp() {
+    CrossHostEnds.warmUp();
+  }
 
   private static final int PORT = 7610;
   private static final int RETRY_COUNT = 3;

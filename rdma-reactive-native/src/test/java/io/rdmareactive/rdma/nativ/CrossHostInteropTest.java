@@ -15,6 +15,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -35,6 +36,11 @@ class CrossHostInteropTest {
   final CrossHost pair = new CrossHost();
   @RegisterExtension
   final LeakCheck leakCheck = NativeTestSupport.settlingLeakCheck();
+
+  @BeforeAll
+  static void warmUp() {
+    CrossHostEnds.warmUp();
+  }
 
   private static final int PORT = 7471; // the programs' default
   private static final Duration WAIT = CrossHostEnds.WAIT;

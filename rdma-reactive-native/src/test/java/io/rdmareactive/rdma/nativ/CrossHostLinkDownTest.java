@@ -6,6 +6,7 @@ import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.conformance.CrossHost;
 import io.rdmareactive.rdma.conformance.LeakCheck;
 import java.time.Duration;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -22,6 +23,11 @@ class CrossHostLinkDownTest {
   final CrossHost pair = new CrossHost();
   @RegisterExtension
   final LeakCheck leakCheck = NativeTestSupport.settlingLeakCheck();
+
+  @BeforeAll
+  static void warmUp() {
+    CrossHostEnds.warmUp();
+  }
 
   private static final int PORT = 7620;
   private static final int RETRY_COUNT = 3;

@@ -67,22 +67,8 @@ final class MemConnectionListener extends AbstractListener<MemConnectionListener
     private final MemConnectionEndpoint.Request request;
 
     Pending(MemConnectionEndpoint.Request request) {
+      super(request.privateData, request.retryCount(), request.rnrRetry());
       this.request = request;
-    }
-
-    @Override
-    public byte[] privateData() {
-      return request.privateData.clone();
-    }
-
-    @Override
-    public int retryCount() {
-      return request.retryCount();
-    }
-
-    @Override
-    public int rnrRetry() {
-      return request.rnrRetry();
     }
 
     @Override

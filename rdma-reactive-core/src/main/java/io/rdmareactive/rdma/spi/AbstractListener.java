@@ -31,6 +31,8 @@ public abstract class AbstractListener<R extends AbstractListener.Request> exten
   private boolean drainAgain;
   private boolean stopped;
   private @Nullable ConnectionException failure;
+  /** The one timer that refuses expired requests, armed for the oldest one's deadline while any waits. */
+  private @Nullable Disposable sweep;
 
   /**
    * A listener named {@code description} in errors and logs, whose queue of waiting requests
@@ -79,9 +81,11 @@ public abstract class AbstractListener<R extends AbstractListener.Request> exten
     synchronized (this) {
       queued = !stopped && failure == null && pending.size() < limits.backlog();
       if (queued) {
+        request.deadline = System.nanoTime() + limits.requestTimeout().toNanos();
         pending.add(request);
-        request.deadline = Schedulers.boundedElastic().schedule(() -> expire(request),
-            limits.requestTimeout().toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+        if (sweep == null) {
+          armSweep(limits.requestTimeout().toNanos());
+        }
       }
     }
     if (queued) {
@@ -127,13 +131,29 @@ public abstract class AbstractListener<R extends AbstractListener.Request> exten
     return failure != null;
   }
 
-  private void expire(R request) {
+  /** Guarded by this. On bounded-elastic: refusing destroys CM ids, which may wait briefly. */
+  private void armSweep(long delayNanos) {
+    sweep = Schedulers.boundedElastic().schedule(this::refuseExpired, Math.max(0, delayNanos),
+        java.util.concurrent.TimeUnit.NANOSECONDS);
+  }
+
+  /** Refuses the requests past their deadline (the oldest first: they are queued in arrival order). */
+  private void refuseExpired() {
+    java.util.List<R> expired = new java.util.ArrayList<>();
     synchronized (this) {
-      if (!pending.remove(request)) {
-        return;
+      sweep = null;
+      long now = System.nanoTime();
+      R head;
+      while ((head = pending.peek()) != null && now - head.deadline >= 0) {
+        expired.add(pending.poll());
+      }
+      if (head != null && !stopped) {
+        armSweep(head.deadline - now);
       }
     }
-    request.reject(limits.busyReject());
+    for (R r : expired) {
+      r.reject(limits.busyReject());
+    }
   }
 
   /**
@@ -193,6 +213,10 @@ public abstract class AbstractListener<R extends AbstractListener.Request> exten
       stopped = true;
       s = sink;
       sink = null;
+      if (sweep != null) {
+        sweep.dispose();
+        sweep = null;
+      }
     }
     stopListening();
     rejectWaiting();
@@ -218,7 +242,32 @@ public abstract class AbstractListener<R extends AbstractListener.Request> exten
     private static final int TAKEN = 2;
 
     private final AtomicInteger state = new AtomicInteger(WAITING);
-    volatile @Nullable Disposable deadline; // set by the listener under its lock
+    private final byte[] privateData;
+    private final int retryCount;
+    private final int rnrRetry;
+    long deadline; // System.nanoTime() after which it is refused; set and read under the listener's lock
+
+    /** A request carrying the initiator's private data and retry counts, as its CM event has them. */
+    protected Request(byte[] privateData, int retryCount, int rnrRetry) {
+      this.privateData = privateData.clone();
+      this.retryCount = retryCount;
+      this.rnrRetry = rnrRetry;
+    }
+
+    @Override
+    public final byte[] privateData() {
+      return privateData.clone();
+    }
+
+    @Override
+    public final int retryCount() {
+      return retryCount;
+    }
+
+    @Override
+    public final int rnrRetry() {
+      return rnrRetry;
+    }
 
     /** Builds this request's endpoint; on failure, {@link #discard} follows and the error propagates. */
     protected abstract Endpoint newEndpoint();
@@ -233,7 +282,6 @@ public abstract class AbstractListener<R extends AbstractListener.Request> exten
 
     final void handOut() {
       state.compareAndSet(WAITING, HANDED_OUT);
-      cancelDeadline();
     }
 
     /** Frees the request without handing it to anyone; false when it was taken already. */
@@ -241,7 +289,6 @@ public abstract class AbstractListener<R extends AbstractListener.Request> exten
       int s = state.get();
       while (s != TAKEN) {
         if (state.compareAndSet(s, TAKEN)) {
-          cancelDeadline();
           free(rejectWith);
           return true;
         }
@@ -271,13 +318,6 @@ public abstract class AbstractListener<R extends AbstractListener.Request> exten
             + EndpointOptions.MAX_PRIVATE_DATA);
       }
       discard(privateData);
-    }
-
-    private void cancelDeadline() {
-      Disposable d = deadline;
-      if (d != null) {
-        d.dispose();
-      }
     }
   }
 }

@@ -26,6 +26,11 @@ public final class InMemoryFixture implements TransportFixture {
   }
 
   @Override
+  public long endpointsBuiltForRequests() {
+    return new InMemoryProvider().createdObjects().getOrDefault("passive-endpoint", 0L);
+  }
+
+  @Override
   public int scaleConnections() {
     return 10_000;
   }

@@ -67,6 +67,14 @@ public abstract class TransportConformance {
   }
 
   @Nested
+  class Admission extends AdmissionConformance {
+    @Override
+    protected TransportFixture fixture() {
+      return TransportConformance.this.fixture();
+    }
+  }
+
+  @Nested
   class RoguePeers extends RoguePeerConformance {
     @Override
     protected TransportFixture fixture() {

@@ -46,6 +46,14 @@ public interface TransportFixture {
     return 64;
   }
 
+  /**
+   * Endpoints the provider's listeners have built for connect requests so far (process-wide):
+   * what a refused request must not add to. Negative where the provider cannot count them.
+   */
+  default long endpointsBuiltForRequests() {
+    return -1;
+  }
+
   /** Whether the provider retries a SEND the receiver is not ready for (RNR), as hardware does. */
   default boolean retriesReceiverNotReady() {
     return false;

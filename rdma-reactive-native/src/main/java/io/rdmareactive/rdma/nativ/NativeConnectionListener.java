@@ -152,28 +152,12 @@ final class NativeConnectionListener extends AbstractListener<NativeConnectionLi
   /** A connect request's new id, with nothing built for it until {@link #createEndpoint()}. */
   final class Request extends AbstractListener.Request implements CmEventLoop.Handler {
     private final CmEndpoint cm;
-    private final CmEvent event;
     private volatile @Nullable NativeConnectionEndpoint endpoint;
     private volatile boolean gaveUp;
 
     Request(CmEndpoint cm, CmEvent event) {
+      super(event.privateData(), event.retryCount(), event.rnrRetry());
       this.cm = cm;
-      this.event = event;
-    }
-
-    @Override
-    public byte[] privateData() {
-      return event.privateData().clone();
-    }
-
-    @Override
-    public int retryCount() {
-      return event.retryCount();
-    }
-
-    @Override
-    public int rnrRetry() {
-      return event.rnrRetry();
     }
 
     @Override
@@ -188,7 +172,7 @@ final class NativeConnectionListener extends AbstractListener<NativeConnectionLi
             + " every connection of the process)");
       }
       NativeConnectionEndpoint ep = NativeConnectionEndpoint.create(provider, loop, cm, false, bound, options,
-          event.privateData());
+          privateData());
       provider.passiveEndpointBuilt();
       endpoint = ep;
       return ep;

@@ -29,6 +29,12 @@ public final class NativeFixture {
       return KernelResources.live();
     }
 
+    /** The provider's own count: a statistic of its listeners. */
+    @Override
+    public long endpointsBuiltForRequests() {
+      return NativeConnectionProvider.INSTANCE.passiveEndpointsBuilt();
+    }
+
     /** rxe retries RNR as hardware does (forever at RNR_RETRY 7). */
     @Override
     public boolean retriesReceiverNotReady() {

@@ -480,6 +480,40 @@ public abstract class AbstractRSocketTransportTest {
     assertThat(made.size()).as("the responder ran ahead of the link: frames were waiting").isGreaterThan(100);
   }
 
+  /**
+   * An RSocket close sends an ERROR frame, which needs a credit: a peer that grants none (here a
+   * plain transport server whose handler subscribes, never requests and never sends, so the SETUP
+   * took the one data credit of the reserve) cannot hold the connection open. The frame waits a
+   * few seconds, then the connection closes without it and everything is freed.
+   */
+  @Test
+  void aPeerGrantingNoCreditCannotHoldAnRSocketClose() {
+    Sinks.Empty<Void> subscribed = Sinks.empty();
+    io.rdmareactive.rdma.transport.DisposableRdmaServer peer = rdmaServer().handle((in, out) -> {
+      in.receive().subscribe(new reactor.core.publisher.BaseSubscriber<>() {
+        @Override
+        protected void hookOnSubscribe(org.reactivestreams.Subscription s) {
+          subscribed.tryEmitEmpty(); // and no request, ever
+        }
+
+        @Override
+        protected void hookOnError(Throwable e) {
+          // the close
+        }
+      });
+      return Mono.never();
+    }).bindNow(WAIT);
+    try {
+      RSocket rsocket = RSocketConnector.create().connect(RdmaClientTransport.create(rdmaClient(peer.port()))).block(WAIT);
+      StepVerifier.create(subscribed.asMono()).expectComplete().verify(WAIT);
+      rsocket.dispose(); // RSocket sends ERROR[CONNECTION_ERROR] and waits for the transport to close
+      StepVerifier.create(rsocket.onClose().onErrorComplete()).expectComplete().verify(WAIT);
+    } finally {
+      peer.disposeNow(WAIT);
+    }
+    awaitNoLeaks();
+  }
+
   private static void await(java.util.function.BooleanSupplier condition) {
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (!condition.getAsBoolean()) {

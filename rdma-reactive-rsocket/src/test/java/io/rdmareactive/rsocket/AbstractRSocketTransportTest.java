@@ -489,19 +489,9 @@ public abstract class AbstractRSocketTransportTest {
    */
   @Test
   void aPeerGrantingNoCreditCannotHoldAnRSocketClose() {
-    Sinks.Empty<Void> subscribed = Sinks.empty();
+    io.rdmareactive.rdma.transport.WithoutDemand handler = new io.rdmareactive.rdma.transport.WithoutDemand();
     io.rdmareactive.rdma.transport.DisposableRdmaServer peer = rdmaServer().handle((in, out) -> {
-      in.receive().subscribe(new reactor.core.publisher.BaseSubscriber<>() {
-        @Override
-        protected void hookOnSubscribe(org.reactivestreams.Subscription s) {
-          subscribed.tryEmitEmpty(); // and no request, ever
-        }
-
-        @Override
-        protected void hookOnError(Throwable e) {
-          // the close
-        }
-      });
+      in.receive().subscribe(handler);
       return Mono.never();
     }).bindNow(WAIT);
     try {
@@ -509,7 +499,7 @@ public abstract class AbstractRSocketTransportTest {
       RSocket rsocket = RSocketConnector.create()
           .connect(RdmaClientTransport.create(rdmaClient(peer.port()).option(RdmaOption.BUFFER_COUNT, 1)
               .doOnConnected(connection::set))).block(WAIT);
-      StepVerifier.create(subscribed.asMono()).expectComplete().verify(WAIT);
+      StepVerifier.create(handler.subscribed()).expectComplete().verify(WAIT);
       rsocket.dispose(); // RSocket sends ERROR[CONNECTION_ERROR]; the transport closes once it went out
       StepVerifier.create(rsocket.onClose().onErrorComplete()).expectComplete().verify(WAIT);
       StepVerifier.create(connection.get().onDispose()).as("the RDMA connection, while its peer still holds it")

@@ -480,6 +480,36 @@ public abstract class AbstractRSocketTransportTest {
     assertThat(made.size()).as("the responder ran ahead of the link: frames were waiting").isGreaterThan(100);
   }
 
+  /**
+   * An RSocket close sends an ERROR frame, which needs a credit: a peer that grants none (here a
+   * plain transport server whose handler subscribes, never requests and never sends, so the SETUP
+   * took the one data credit of the reserve; with one buffer the client never has the two grants
+   * a credit update needs, so nothing draws a grant back) cannot hold the connection open. The frame waits a
+   * few seconds, then the connection closes without it and everything is freed.
+   */
+  @Test
+  void aPeerGrantingNoCreditCannotHoldAnRSocketClose() {
+    io.rdmareactive.rdma.transport.WithoutDemand handler = new io.rdmareactive.rdma.transport.WithoutDemand();
+    io.rdmareactive.rdma.transport.DisposableRdmaServer peer = rdmaServer().handle((in, out) -> {
+      in.receive().subscribe(handler);
+      return Mono.never();
+    }).bindNow(WAIT);
+    try {
+      java.util.concurrent.atomic.AtomicReference<RdmaConnection> connection = new java.util.concurrent.atomic.AtomicReference<>();
+      RSocket rsocket = RSocketConnector.create()
+          .connect(RdmaClientTransport.create(rdmaClient(peer.port()).option(RdmaOption.BUFFER_COUNT, 1)
+              .doOnConnected(connection::set))).block(WAIT);
+      StepVerifier.create(handler.subscribed()).expectComplete().verify(WAIT);
+      rsocket.dispose(); // RSocket sends ERROR[CONNECTION_ERROR]; the transport closes once it went out
+      StepVerifier.create(rsocket.onClose().onErrorComplete()).expectComplete().verify(WAIT);
+      StepVerifier.create(connection.get().onDispose()).as("the RDMA connection, while its peer still holds it")
+          .expectComplete().verify(WAIT);
+    } finally {
+      peer.disposeNow(WAIT);
+    }
+    awaitNoLeaks();
+  }
+
   private static void await(java.util.function.BooleanSupplier condition) {
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (!condition.getAsBoolean()) {

@@ -104,6 +104,29 @@ class FrameSenderTest {
     assertThat(sender.pending()).isZero();
   }
 
+  /**
+   * The frames waiting are bounded in bytes too: a frame may be 16 MiB, so 8,192 of them would be
+   * 128 GiB. Frames of 1 MiB (views of one array) into the default frame limit: refused after
+   * 64 MiB, each refused one released.
+   */
+  @Test
+  void refusesFramesBeyondItsBytesAndReleasesThem() {
+    FrameSender sender = new FrameSender(RdmaClientTransport.DEFAULT_MAX_PENDING_FRAMES);
+    byte[] mebibyte = new byte[1 << 20];
+    List<ByteBuf> frames = new ArrayList<>();
+    int accepted = 0;
+    for (int i = 0; i < 100; i++) {
+      ByteBuf f = Unpooled.wrappedBuffer(mebibyte);
+      frames.add(f);
+      accepted += sender.offer(f) ? 1 : 0;
+    }
+    assertThat(accepted).as("frames of 1 MiB let in to wait").isEqualTo(64);
+    assertThat(frames.subList(64, 100)).allSatisfy(f -> assertThat(f.refCnt()).isZero());
+    sender.cancel();
+    assertThat(frames).allSatisfy(f -> assertThat(f.refCnt()).isZero());
+    assertThat(sender.pending()).isZero();
+  }
+
   @Test
   void framesOfferedAfterCancelOrCompletionAreReleased() {
     FrameSender sender = new FrameSender(8);

@@ -194,4 +194,15 @@ class CreditWindowTest {
     assertThat(rogue.arrived(Protocol.immediate(0xFFFF, false, false))).contains("more than the 6 receive buffers");
     assertThat(rogue.credits()).as("a violating grant is not taken").isEqualTo(2);
   }
+
+  /** A SEND may overtake the hello that says how many buffers its sender has: its grants are checked when the hello comes. */
+  @Test
+  void grantsBeforeThePeersHelloAreCheckedWhenItComes() {
+    CreditWindow rogue = new CreditWindow(8);
+    assertThat(rogue.arrived(Protocol.immediate(0xFFFF, false, false))).as("how many it may grant is not known yet").isNull();
+    assertThat(rogue.peerBuffers(4)).contains("more than the 6 receive buffers");
+    CreditWindow fair = new CreditWindow(8);
+    assertThat(fair.arrived(Protocol.immediate(4, false, false))).isNull();
+    assertThat(fair.peerBuffers(4)).isNull();
+  }
 }

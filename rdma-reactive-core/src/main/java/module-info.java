@@ -10,16 +10,19 @@ module io.rdmareactive.core {
   requires static reactor.blockhound;
 
   exports io.rdmareactive.rdma;
+  exports io.rdmareactive.rdma.device;
   exports io.rdmareactive.rdma.inmemory;
   exports io.rdmareactive.rdma.spi;
   exports io.rdmareactive.rdma.transport;
   exports io.rdmareactive.rdma.verbs;
-  // MessageMemory: the RSocket module's zero-copy ByteBuf reads received messages without a scope per message.
-  exports io.rdmareactive.rdma.internal to io.rdmareactive.rsocket;
+  // The engine, to the modules that build on it: the native provider's completion streams, and the
+  // memory through which the RSocket module's zero-copy ByteBuf reads received messages.
+  exports io.rdmareactive.rdma.loop to io.rdmareactive.rdmacore;
+  exports io.rdmareactive.rdma.memory to io.rdmareactive.rsocket;
 
   uses io.rdmareactive.rdma.spi.RdmaProvider;
 
   provides io.rdmareactive.rdma.spi.RdmaProvider with io.rdmareactive.rdma.inmemory.InMemoryProvider;
   provides reactor.blockhound.integration.BlockHoundIntegration
-      with io.rdmareactive.rdma.internal.RdmaBlockHoundIntegration;
+      with io.rdmareactive.rdma.loop.RdmaBlockHoundIntegration;
 }

@@ -1,6 +1,6 @@
 /*
  * Prints the size and field offsets of every librdmacm struct member (and the few extra verbs.h
- * members and constants) the Java CM binding (io.rdmareactive.rdma.nativ.CmLayout) uses, one
+ * members and constants) the Java CM binding (io.rdmareactive.rdma.rdmacore.CmLayout) uses, one
  * "name value" per line. CmLayoutCheckTest compiles this against the installed headers and
  * compares every line with the Java table; any drift fails the test.
  */

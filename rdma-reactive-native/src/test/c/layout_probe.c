@@ -1,6 +1,6 @@
 /*
  * Prints the size and field offsets of every libibverbs struct member the Java binding
- * (io.rdmareactive.rdma.nativ.VerbsLayout) touches, one "name value" per line:
+ * (io.rdmareactive.rdma.rdmacore.VerbsLayout) touches, one "name value" per line:
  * "sizeof.<struct>" and "<struct>.<member path>". LayoutCheckTest compiles this against the
  * installed verbs.h and compares each line with the Java table; any drift fails the test.
  */

@@ -1,6 +1,6 @@
 package io.rdmareactive.benchmarks;
 
-import io.rdmareactive.rdma.RdmaDevices;
+import io.rdmareactive.rdma.device.RdmaDevices;
 import io.rdmareactive.rdma.spi.RdmaProvider;
 import java.io.IOException;
 import java.nio.file.Files;

@@ -1,5 +1,5 @@
 /**
- * Entry points of rdma-reactive: {@link io.rdmareactive.rdma.RdmaDevices}, provider selection and
+ * Entry points of rdma-reactive: {@link io.rdmareactive.rdma.device.RdmaDevices}, provider selection and
  * the exception hierarchy rooted at {@link io.rdmareactive.rdma.RdmaException}.
  */
 @NullMarked

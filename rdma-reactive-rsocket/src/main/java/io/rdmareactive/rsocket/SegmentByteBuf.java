@@ -3,7 +3,7 @@ package io.rdmareactive.rsocket;
 import io.netty.buffer.AbstractReferenceCountedByteBuf;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufAllocator;
-import io.rdmareactive.rdma.internal.MessageMemory;
+import io.rdmareactive.rdma.memory.MessageMemory;
 import io.rdmareactive.rdma.transport.RdmaMessage;
 import java.io.IOException;
 import java.io.InputStream;
@@ -56,7 +56,8 @@ final class SegmentByteBuf extends AbstractReferenceCountedByteBuf {
     super(message.length());
     this.alloc = alloc;
     this.message = message;
-    this.segment = MessageMemory.unscoped(message); // the checks are this ByteBuf's own: see the class comment
+    MemorySegment unscoped = MessageMemory.unscoped(message); // the checks are this ByteBuf's own: see the class comment
+    this.segment = unscoped != null ? unscoped : message.segment();
     this.length = message.length();
     setIndex(0, length);
     LIVE.incrementAndGet();

@@ -1,6 +1,6 @@
 package io.rdmareactive.samples;
 
-import io.rdmareactive.rdma.RdmaDevices;
+import io.rdmareactive.rdma.device.RdmaDevices;
 import io.rdmareactive.rdma.spi.RdmaProvider;
 import io.rdmareactive.rdma.verbs.DeviceAttributes;
 import io.rdmareactive.rdma.verbs.PortAttributes;

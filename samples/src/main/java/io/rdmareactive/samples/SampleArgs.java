@@ -1,6 +1,6 @@
 package io.rdmareactive.samples;
 
-import io.rdmareactive.rdma.RdmaDevices;
+import io.rdmareactive.rdma.device.RdmaDevices;
 
 /** Argument helpers shared by the plain (non-Boot) samples. */
 final class SampleArgs {

@@ -1,5 +1,8 @@
 package io.rdmareactive.benchmarks.jmh;
 
+import reactor.core.publisher.Flux;
+import io.rdmareactive.rdma.verbs.CompletionStreamOptions;
+import io.rdmareactive.rdma.loop.CompletionStreams;
 import io.rdmareactive.rdma.verbs.CompletionChannel;
 import io.rdmareactive.rdma.verbs.CompletionQueue;
 import io.rdmareactive.rdma.verbs.RdmaContext;
@@ -81,5 +84,10 @@ final class SyntheticCompletionQueue implements CompletionQueue {
     @Override public boolean hasImmediate() { return true; }
     @Override public int qpNumber() { return 17; }
     @Override public int sourceQp() { return 18; }
+  }
+
+  @Override
+  public Flux<WorkCompletion> completions(CompletionStreamOptions options) {
+    return CompletionStreams.completions(this, options);
   }
 }

@@ -1,6 +1,6 @@
 package io.rdmareactive.benchmarks.jmh;
 
-import io.rdmareactive.rdma.RdmaDevices;
+import io.rdmareactive.rdma.device.RdmaDevices;
 import io.rdmareactive.rdma.verbs.Access;
 import io.rdmareactive.rdma.verbs.CompletionQueue;
 import io.rdmareactive.rdma.verbs.MemoryRegion;

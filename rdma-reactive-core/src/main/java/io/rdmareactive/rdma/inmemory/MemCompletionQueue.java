@@ -1,5 +1,8 @@
 package io.rdmareactive.rdma.inmemory;
 
+import reactor.core.publisher.Flux;
+import io.rdmareactive.rdma.verbs.CompletionStreamOptions;
+import io.rdmareactive.rdma.loop.CompletionStreams;
 import io.rdmareactive.rdma.RdmaException;
 import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.AsyncEvent;
@@ -169,5 +172,10 @@ final class MemCompletionQueue extends AbstractRdmaResource implements Completio
   @Override
   protected String closeFunction() {
     return "ibv_destroy_cq";
+  }
+
+  @Override
+  public Flux<WorkCompletion> completions(CompletionStreamOptions options) {
+    return CompletionStreams.completions(this, options);
   }
 }

@@ -1,9 +1,9 @@
 package io.rdmareactive.rdma.transport;
 
 import io.rdmareactive.rdma.RdmaException;
-import io.rdmareactive.rdma.internal.CompletionEventLoop;
-import io.rdmareactive.rdma.internal.CompletionHandler;
-import io.rdmareactive.rdma.internal.CompletionRegistration;
+import io.rdmareactive.rdma.loop.CompletionEventLoop;
+import io.rdmareactive.rdma.loop.CompletionHandler;
+import io.rdmareactive.rdma.loop.CompletionRegistration;
 import io.rdmareactive.rdma.verbs.CompletionQueue;
 import io.rdmareactive.rdma.verbs.WorkCompletion;
 import io.rdmareactive.rdma.verbs.WorkCompletionView;

@@ -3,7 +3,7 @@ package io.rdmareactive.rdma.transport;
 import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.ProtocolViolationException;
 import io.rdmareactive.rdma.RdmaException;
-import io.rdmareactive.rdma.internal.CompletionEventLoop;
+import io.rdmareactive.rdma.loop.CompletionEventLoop;
 import io.rdmareactive.rdma.spi.Endpoint;
 import java.net.InetSocketAddress;
 import java.time.Duration;

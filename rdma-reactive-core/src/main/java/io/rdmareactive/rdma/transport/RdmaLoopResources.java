@@ -1,6 +1,6 @@
 package io.rdmareactive.rdma.transport;
 
-import io.rdmareactive.rdma.internal.CompletionEventLoop;
+import io.rdmareactive.rdma.loop.CompletionEventLoop;
 import io.rdmareactive.rdma.spi.CompletionChannelSource;
 import io.rdmareactive.rdma.spi.ConnectionProvider;
 import io.rdmareactive.rdma.verbs.CompletionChannel;

@@ -1,6 +1,6 @@
 package io.rdmareactive.rdma.transport;
 
-import io.rdmareactive.rdma.internal.MessageMemory;
+import io.rdmareactive.rdma.memory.MessageMemory;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -35,7 +35,7 @@ final class ReceivedView implements RdmaMessage {
     } catch (ReflectiveOperationException e) {
       throw new ExceptionInInitializerError(e);
     }
-    MessageMemory.install(m -> m instanceof ReceivedView v ? v.unscoped() : m.segment());
+    MessageMemory.install(m -> m instanceof ReceivedView v ? v.unscoped() : null);
   }
 
   private final ConnectionOperations owner;

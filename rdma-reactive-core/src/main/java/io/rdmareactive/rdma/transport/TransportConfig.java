@@ -1,6 +1,6 @@
 package io.rdmareactive.rdma.transport;
 
-import io.rdmareactive.rdma.RdmaDevices;
+import io.rdmareactive.rdma.device.RdmaDevices;
 import io.rdmareactive.rdma.spi.ConnectionProvider;
 import io.rdmareactive.rdma.spi.EndpointOptions;
 import io.rdmareactive.rdma.verbs.CompletionStreamOptions;

@@ -1,6 +1,5 @@
 package io.rdmareactive.rdma.verbs;
 
-import io.rdmareactive.rdma.internal.CompletionStreams;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
 
@@ -40,8 +39,10 @@ public interface CompletionQueue extends RdmaResource {
     return completions(CompletionStreamOptions.defaults());
   }
 
-  /** The completions of this CQ as a backpressured stream, waiting as {@code options} say. */
-  default Flux<WorkCompletion> completions(CompletionStreamOptions options) {
-    return CompletionStreams.completions(this, options);
-  }
+  /**
+   * The completions of this CQ as a backpressured stream, waiting as {@code options} say. The
+   * providers implement it with the library's completion engine; this package, below the engine,
+   * does not name it.
+   */
+  Flux<WorkCompletion> completions(CompletionStreamOptions options);
 }

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rdmareactive.rdma.NativeCallException;
-import io.rdmareactive.rdma.RdmaDevices;
+import io.rdmareactive.rdma.device.RdmaDevices;
 import io.rdmareactive.rdma.RdmaException;
 import io.rdmareactive.rdma.ResourceBusyException;
 import io.rdmareactive.rdma.conformance.Loopback;

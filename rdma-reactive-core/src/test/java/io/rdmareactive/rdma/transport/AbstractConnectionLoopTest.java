@@ -3,7 +3,7 @@ package io.rdmareactive.rdma.transport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rdmareactive.rdma.RdmaDevices;
+import io.rdmareactive.rdma.device.RdmaDevices;
 import io.rdmareactive.rdma.conformance.LeakCheck;
 import io.rdmareactive.rdma.spi.ConnectionProvider;
 import java.lang.ref.WeakReference;

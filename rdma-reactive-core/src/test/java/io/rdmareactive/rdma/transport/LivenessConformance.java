@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.rdmareactive.rdma.conformance.LeakCheck;
 import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.MessageTooLargeException;
-import io.rdmareactive.rdma.RdmaDevices;
+import io.rdmareactive.rdma.device.RdmaDevices;
 import io.rdmareactive.rdma.ResourceClosedException;
 import io.rdmareactive.rdma.spi.ConnectionProvider;
 import io.rdmareactive.rdma.spi.EndpointOptions;

@@ -1,6 +1,6 @@
 package io.rdmareactive.rdma.transport;
 
-import io.rdmareactive.rdma.RdmaDevices;
+import io.rdmareactive.rdma.device.RdmaDevices;
 import io.rdmareactive.rdma.conformance.TestSettings;
 import io.rdmareactive.rdma.spi.ConnectionProvider;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.rdmareactive.spring.boot;
 
-import io.rdmareactive.rdma.RdmaDevices;
+import io.rdmareactive.rdma.device.RdmaDevices;
 import io.rdmareactive.rdma.spi.RdmaProvider;
 import io.rdmareactive.rdma.transport.RdmaClient;
 import io.rdmareactive.rdma.transport.RdmaConnection;

@@ -28,7 +28,7 @@ public class RdmaProperties implements Validator {
     /** The pure-Java provider: connections within this JVM only. */
     IN_MEMORY;
 
-    /** The name {@link io.rdmareactive.rdma.RdmaDevices#provider(String)} takes. */
+    /** The name {@link io.rdmareactive.rdma.device.RdmaDevices#provider(String)} takes. */
     public String selection() {
       return name().toLowerCase(Locale.ROOT).replace('_', '-');
     }

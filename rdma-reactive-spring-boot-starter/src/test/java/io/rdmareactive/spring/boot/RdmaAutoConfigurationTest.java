@@ -166,7 +166,7 @@ class RdmaAutoConfigurationTest {
           // The lifecycle binds the application's server.
           assertThat(ctx.getBean(RdmaServerLifecycle.class).isRunning()).isTrue();
         });
-    RdmaProvider ownProvider = io.rdmareactive.rdma.RdmaDevices.provider("in-memory");
+    RdmaProvider ownProvider = io.rdmareactive.rdma.device.RdmaDevices.provider("in-memory");
     runner.withPropertyValues("rdma.provider=native").withBean(RdmaProvider.class, () -> ownProvider)
         .run(ctx -> assertThat(ctx.getBean(RdmaProvider.class)).isSameAs(ownProvider));
   }

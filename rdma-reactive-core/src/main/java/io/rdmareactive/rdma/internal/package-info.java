@@ -1,5 +1,0 @@
-/** Implementation details: event loops, idle strategies, resource bookkeeping. Not for users to import. */
-@NullMarked
-package io.rdmareactive.rdma.internal;
-
-import org.jspecify.annotations.NullMarked;

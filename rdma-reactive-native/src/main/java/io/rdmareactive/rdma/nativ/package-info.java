@@ -1,8 +1,0 @@
-/**
- * The native provider: libibverbs and librdmacm through FFM. The only package with
- * {@code java.lang.foreign} handles, struct layouts and C names.
- */
-@NullMarked
-package io.rdmareactive.rdma.nativ;
-
-import org.jspecify.annotations.NullMarked;

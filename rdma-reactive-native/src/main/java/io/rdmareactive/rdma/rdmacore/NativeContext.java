@@ -1,0 +1,375 @@
+package io.rdmareactive.rdma.rdmacore;
+
+import static io.rdmareactive.rdma.rdmacore.VerbsLayout.*;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT;
+
+import io.rdmareactive.rdma.NativeCallException;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
+import io.rdmareactive.rdma.verbs.AsyncEvent;
+import io.rdmareactive.rdma.verbs.CompletionChannel;
+import io.rdmareactive.rdma.verbs.CompletionQueue;
+import io.rdmareactive.rdma.verbs.CompletionQueueOptions;
+import io.rdmareactive.rdma.verbs.DeviceAttributes;
+import io.rdmareactive.rdma.verbs.PortAttributes;
+import io.rdmareactive.rdma.verbs.ProtectionDomain;
+import io.rdmareactive.rdma.verbs.RdmaContext;
+import io.rdmareactive.rdma.verbs.ThreadDomain;
+import io.rdmareactive.rdma.verbs.XrcDomain;
+import io.rdmareactive.rdma.verbs.XrcDomainOptions;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Sinks;
+
+/** An opened device (ibv_open_device): owns the ops-table pointers the fast paths call through. */
+final class NativeContext extends AbstractRdmaResource implements RdmaContext {
+  private static final AtomicInteger ASYNC_THREADS = new AtomicInteger();
+  private static final long ASYNC_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
+  private static final long ABI_IS_EXTENDED = -1L; // (void *) UINTPTR_MAX
+  static final int IBV_DEVICE_XRC = 1 << 20;
+
+  final MemorySegment ctx;
+  /** struct verbs_context around ctx, or null for a provider without the extended ABI. */
+  private final @Nullable MemorySegment vctx;
+  private final long vctxSize;
+  private final String deviceName;
+  /** For a borrowed context: what gives the owner's hold back (see RdmaCm#deviceContext). */
+  private @Nullable Runnable afterRelease;
+  // ibv_context.ops entries, read once: the static inline verbs call exactly these.
+  final MemorySegment pollCqFn;
+  final MemorySegment reqNotifyCqFn;
+  final MemorySegment postSendFn;
+  final MemorySegment postRecvFn;
+  final MemorySegment postSrqRecvFn;
+  final int numCompVectors;
+
+  /**
+   * cq_context ids handed to ibv_create_cq, so ibv_get_cq_event's cq_context finds the Java CQ.
+   * Process-wide, not per wrapper: a channel shared by a transport loop serves CQs created through
+   * other wrappers (each endpoint borrows librdmacm's context anew).
+   */
+  private static final ConcurrentHashMap<Long, NativeCompletionQueue> CQS_BY_ID = new ConcurrentHashMap<>();
+  private static final AtomicLong NEXT_CQ_ID = new AtomicLong(1);
+
+  private final Sinks.Many<AsyncEvent> asyncSink = Sinks.many().multicast().directBestEffort();
+  /** Null for a borrowed context: its async fd is its owner's. */
+  private final @Nullable Thread asyncThread;
+  private volatile boolean asyncRunning = true;
+  /** Whether closing this closes the device (false: borrowed, e.g. librdmacm's id->verbs). */
+  private final boolean owned;
+
+  private NativeContext(MemorySegment rawCtx, String deviceName) {
+    this(rawCtx, deviceName, true);
+  }
+
+  private NativeContext(MemorySegment rawCtx, String deviceName, boolean owned) {
+    super("RdmaContext[" + deviceName + (owned ? "" : ", borrowed") + "]", null);
+    this.owned = owned;
+    this.deviceName = deviceName;
+    this.ctx = rawCtx.reinterpret(SIZEOF_CONTEXT);
+    if (ctx.get(JAVA_LONG, CONTEXT_ABI_COMPAT) == ABI_IS_EXTENDED) {
+      // verbs_get_ctx: the verbs_context ends with the ibv_context, so it starts this far before it.
+      vctx = MemorySegment.ofAddress(ctx.address() - VERBS_CONTEXT_CONTEXT).reinterpret(SIZEOF_VERBS_CONTEXT);
+      vctxSize = vctx.get(JAVA_LONG, VERBS_CONTEXT_SZ);
+    } else {
+      vctx = null;
+      vctxSize = 0;
+    }
+    pollCqFn = ctx.get(ADDRESS, CONTEXT_OPS_POLL_CQ);
+    reqNotifyCqFn = ctx.get(ADDRESS, CONTEXT_OPS_REQ_NOTIFY_CQ);
+    postSendFn = ctx.get(ADDRESS, CONTEXT_OPS_POST_SEND);
+    postRecvFn = ctx.get(ADDRESS, CONTEXT_OPS_POST_RECV);
+    postSrqRecvFn = ctx.get(ADDRESS, CONTEXT_OPS_POST_SRQ_RECV);
+    numCompVectors = ctx.get(JAVA_INT, CONTEXT_NUM_COMP_VECTORS);
+    if (!owned) {
+      asyncThread = null;
+      return;
+    }
+    int asyncFd = ctx.get(JAVA_INT, CONTEXT_ASYNC_FD);
+    Libc.setNonBlocking(asyncFd);
+    Thread t = Thread.ofPlatform().daemon().name("rdma-async-" + ASYNC_THREADS.incrementAndGet())
+        .unstarted(() -> asyncLoop(asyncFd));
+    asyncThread = t;
+    t.start();
+  }
+
+  /** Opens {@code device} (an ibv_device pointer); the caller frees the device list afterwards. */
+  static NativeContext open(MemorySegment device, String name) {
+    MemorySegment c = Native.created("ibv_open_device", Ibverbs.openDevice(device));
+    try {
+      return new NativeContext(c, name);
+    } catch (RuntimeException | Error e) {
+      Ibverbs.closeDevice(c);
+      throw e;
+    }
+  }
+
+  /**
+   * Wraps {@code rawCtx}, an ibv_context someone else opened and keeps open (librdmacm's
+   * id->verbs), for verbs objects on it. Closing the wrapper frees nothing native; it reports no
+   * async events (the owner's async fd is left alone).
+   */
+  static NativeContext borrow(MemorySegment rawCtx) {
+    return borrow(rawCtx, null);
+  }
+
+  /** The name of the device of {@code rawCtx} (an ibv_context*). */
+  static String deviceNameOf(MemorySegment rawCtx) {
+    MemorySegment device = rawCtx.reinterpret(SIZEOF_CONTEXT).get(ADDRESS, 0); // struct ibv_context.device
+    MemorySegment name = Ibverbs.getDeviceName(device);
+    return name.address() == 0 ? "?" : name.reinterpret(256).getString(0);
+  }
+
+  /** {@link #borrow(MemorySegment)}, running {@code afterRelease} once the wrapper is closed. */
+  static NativeContext borrow(MemorySegment rawCtx, @Nullable Runnable afterRelease) {
+    MemorySegment c = rawCtx.reinterpret(SIZEOF_CONTEXT);
+    NativeContext borrowed = new NativeContext(c, deviceNameOf(c), false);
+    borrowed.afterRelease = afterRelease;
+    return borrowed;
+  }
+
+  /**
+   * The extended op at {@code offset} of struct verbs_context, as verbs_get_ctx_op finds it: only
+   * when the context is extended, its {@code sz} covers the op (the struct grows towards lower
+   * addresses, so an op exists when sz >= sizeof(verbs_context) - offsetof(op)) and the pointer is set.
+   */
+  MemorySegment extendedOp(long offset, String function) {
+    ensureOpen();
+    MemorySegment v = vctx;
+    if (v != null && vctxSize >= SIZEOF_VERBS_CONTEXT - offset) {
+      MemorySegment fn = v.get(ADDRESS, offset);
+      if (fn.address() != 0) {
+        return fn;
+      }
+    }
+    throw Native.failure(function, NativeCallException.EOPNOTSUPP,
+        deviceName + "'s driver does not provide " + function);
+  }
+
+  @Nullable MemorySegment extendedOpOrNull(long offset) {
+    MemorySegment v = vctx;
+    if (v != null && vctxSize >= SIZEOF_VERBS_CONTEXT - offset) {
+      MemorySegment fn = v.get(ADDRESS, offset);
+      return fn.address() != 0 ? fn : null;
+    }
+    return null;
+  }
+
+  @Override
+  public String deviceName() {
+    return deviceName;
+  }
+
+  @Override
+  public String providerName() {
+    return NativeProvider.NAME;
+  }
+
+  @Override
+  public DeviceAttributes queryDevice() {
+    ensureOpen();
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment attr = a.allocate(SIZEOF_DEVICE_ATTR, 8);
+      Native.checkReturn("ibv_query_device", Ibverbs.queryDevice(ctx, attr));
+      long caps = Integer.toUnsignedLong(attr.get(JAVA_INT, DEVICE_ATTR_DEVICE_CAP_FLAGS));
+      return new DeviceAttributes(
+          attr.asSlice(DEVICE_ATTR_FW_VER, 64).getString(0),
+          Long.reverseBytes(attr.get(JAVA_LONG, DEVICE_ATTR_NODE_GUID)),
+          attr.get(JAVA_INT, DEVICE_ATTR_VENDOR_ID),
+          attr.get(JAVA_INT, DEVICE_ATTR_VENDOR_PART_ID),
+          Byte.toUnsignedInt(attr.get(JAVA_BYTE, DEVICE_ATTR_PHYS_PORT_CNT)),
+          attr.get(JAVA_INT, DEVICE_ATTR_MAX_QP),
+          attr.get(JAVA_INT, DEVICE_ATTR_MAX_QP_WR),
+          attr.get(JAVA_INT, DEVICE_ATTR_MAX_SGE),
+          attr.get(JAVA_INT, DEVICE_ATTR_MAX_CQ),
+          attr.get(JAVA_INT, DEVICE_ATTR_MAX_CQE),
+          attr.get(JAVA_INT, DEVICE_ATTR_MAX_MR),
+          attr.get(JAVA_LONG, DEVICE_ATTR_MAX_MR_SIZE),
+          attr.get(JAVA_INT, DEVICE_ATTR_MAX_PD),
+          attr.get(JAVA_INT, DEVICE_ATTR_MAX_SRQ),
+          attr.get(JAVA_INT, DEVICE_ATTR_MAX_SRQ_WR),
+          caps,
+          (caps & IBV_DEVICE_XRC) != 0);
+    }
+  }
+
+  @Override
+  public PortAttributes queryPort(int portNumber) {
+    ensureOpen();
+    checkPort(portNumber);
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment attr = a.allocate(SIZEOF_PORT_ATTR, 8); // zeroed, as ___ibv_query_port's memset
+      // ibv_query_port is a macro over ___ibv_query_port: the verbs_context op when present, else the
+      // exported compat symbol.
+      MemorySegment op = extendedOpOrNull(VERBS_CONTEXT_QUERY_PORT);
+      int rc = op != null
+          ? Ibverbs.queryPortExtended(op, ctx, (byte) portNumber, attr, SIZEOF_PORT_ATTR)
+          : Ibverbs.queryPort(ctx, (byte) portNumber, attr);
+      Native.checkReturn("ibv_query_port", rc);
+      return new PortAttributes(
+          PortAttributes.PortState.of(attr.get(JAVA_INT, PORT_ATTR_STATE)),
+          attr.get(JAVA_INT, PORT_ATTR_MAX_MTU),
+          attr.get(JAVA_INT, PORT_ATTR_ACTIVE_MTU),
+          Short.toUnsignedInt(attr.get(JAVA_SHORT, PORT_ATTR_LID)),
+          attr.get(JAVA_INT, PORT_ATTR_GID_TBL_LEN),
+          PortAttributes.LinkLayer.of(Byte.toUnsignedInt(attr.get(JAVA_BYTE, PORT_ATTR_LINK_LAYER))));
+    }
+  }
+
+  @Override
+  public byte[] queryGid(int portNumber, int index) {
+    ensureOpen();
+    checkPort(portNumber);
+    if (index < 0) {
+      throw new IllegalArgumentException("GID index must be >= 0, was " + index);
+    }
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment gid = a.allocate(SIZEOF_GID, 8);
+      int rc = Ibverbs.queryGid(ctx, (byte) portNumber, index, gid);
+      if (rc != 0) {
+        throw Native.failure("ibv_query_gid", Native.errnoOf(rc),
+            "port " + portNumber + " GID index " + index + " of " + deviceName);
+      }
+      return gid.toArray(JAVA_BYTE);
+    }
+  }
+
+  private static void checkPort(int portNumber) {
+    if (portNumber < 1 || portNumber > 255) {
+      throw new IllegalArgumentException("port numbers start at 1 and fit in a byte, was " + portNumber);
+    }
+  }
+
+  @Override
+  public ProtectionDomain allocateProtectionDomain() {
+    ensureOpen();
+    MemorySegment pd = Native.created("ibv_alloc_pd", Ibverbs.allocPd(ctx));
+    try {
+      return new NativeProtectionDomain(this, this, pd, "ProtectionDomain[" + deviceName + "]");
+    } catch (RuntimeException | Error e) {
+      Ibverbs.deallocPd(pd);
+      throw e;
+    }
+  }
+
+  @Override
+  public ThreadDomain allocateThreadDomain() {
+    return NativeThreadDomain.allocate(this);
+  }
+
+  @Override
+  public XrcDomain openXrcDomain(XrcDomainOptions options) {
+    return NativeXrcDomain.open(this, options);
+  }
+
+  @Override
+  public CompletionChannel createCompletionChannel() {
+    return NativeCompletionChannel.create(this);
+  }
+
+  @Override
+  public CompletionQueue createCompletionQueue(CompletionQueueOptions options) {
+    return NativeCompletionQueue.create(this, options);
+  }
+
+  @Override
+  public Flux<AsyncEvent> asyncEvents() {
+    return asyncSink.asFlux();
+  }
+
+
+  long reserveCqId() {
+    return NEXT_CQ_ID.getAndIncrement();
+  }
+
+  void bindCq(long id, NativeCompletionQueue cq) {
+    CQS_BY_ID.put(id, cq);
+  }
+
+  void unregisterCq(long id) {
+    CQS_BY_ID.remove(id);
+  }
+
+  @Nullable NativeCompletionQueue cqById(long id) {
+    return CQS_BY_ID.get(id);
+  }
+
+  /** Checks that {@code r} belongs to this context (objects of other contexts or providers are rejected). */
+  void checkOwn(NativeContextBound r, String what) {
+    // Wrappers of one ibv_context (librdmacm's, borrowed per endpoint) are the same context.
+    if (r.nativeContext() != this && r.nativeContext().ctx.address() != ctx.address()) {
+      throw new IllegalArgumentException(what + " belongs to another device context than " + deviceName);
+    }
+  }
+
+  private void asyncLoop(int fd) {
+    try (Arena a = Arena.ofConfined()) {
+      MemorySegment event = a.allocate(SIZEOF_ASYNC_EVENT, 8);
+      while (asyncRunning) {
+        if (!Libc.awaitReadable(fd, ASYNC_POLL_NANOS) || !asyncRunning) {
+          continue;
+        }
+        if (Ibverbs.getAsyncEvent(ctx, event) != 0) {
+          continue; // EAGAIN: another reader or a spurious wakeup
+        }
+        int type = event.get(JAVA_INT, ASYNC_EVENT_EVENT_TYPE);
+        AsyncEvent.Type t = AsyncEvent.Type.of(type);
+        long element = switch (t) {
+          case QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, COMM_EST, SQ_DRAINED, PATH_MIG, PATH_MIG_ERR,
+               QP_LAST_WQE_REACHED -> Integer.toUnsignedLong(
+                   event.get(ADDRESS, ASYNC_EVENT_ELEMENT).reinterpret(SIZEOF_QP).get(JAVA_INT, QP_QP_NUM));
+          case PORT_ACTIVE, PORT_ERR, LID_CHANGE, PKEY_CHANGE, SM_CHANGE, CLIENT_REREGISTER, GID_CHANGE,
+               DEVICE_FATAL -> event.get(JAVA_INT, ASYNC_EVENT_ELEMENT);
+          default -> event.get(JAVA_LONG, ASYNC_EVENT_ELEMENT);
+        };
+        // Acknowledge at once: ibv_destroy_qp/cq/srq wait for every event of theirs to be acknowledged.
+        Ibverbs.ackAsyncEvent(event);
+        asyncSink.tryEmitNext(new AsyncEvent(t, type, element));
+      }
+    } catch (Throwable t) {
+      asyncSink.tryEmitError(t);
+    }
+  }
+
+  @Override
+  protected void release() {
+    if (!owned) {
+      asyncSink.tryEmitComplete();
+      if (afterRelease != null) {
+        afterRelease.run();
+      }
+      return;
+    }
+    asyncRunning = false;
+    try {
+      if (asyncThread != null) {
+        asyncThread.join(TimeUnit.SECONDS.toMillis(5));
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (asyncThread != null && asyncThread.isAlive()) {
+      asyncRunning = true;
+      throw new IllegalStateException(asyncThread.getName() + " did not stop; " + deviceName + " left open");
+    }
+    int rc = Ibverbs.closeDevice(ctx);
+    if (rc != 0) {
+      throw Native.failure("ibv_close_device", Native.errnoOf(rc), deviceName);
+    }
+    asyncSink.tryEmitComplete();
+  }
+
+  @Override
+  protected String closeFunction() {
+    return "ibv_close_device";
+  }
+}

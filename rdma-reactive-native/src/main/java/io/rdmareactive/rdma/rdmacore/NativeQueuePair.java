@@ -1,0 +1,282 @@
+package io.rdmareactive.rdma.rdmacore;
+
+import static io.rdmareactive.rdma.rdmacore.VerbsLayout.*;
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import io.rdmareactive.rdma.MessageTooLargeException;
+import io.rdmareactive.rdma.spi.AbstractRdmaResource;
+import io.rdmareactive.rdma.verbs.PortAttributes;
+import io.rdmareactive.rdma.verbs.QueuePair;
+import io.rdmareactive.rdma.verbs.QueuePairAddress;
+import io.rdmareactive.rdma.verbs.QueuePairConnectOptions;
+import io.rdmareactive.rdma.verbs.QueuePairState;
+import io.rdmareactive.rdma.verbs.QueuePairType;
+import io.rdmareactive.rdma.verbs.ReceiveRequest;
+import io.rdmareactive.rdma.verbs.ScatterGatherList;
+import io.rdmareactive.rdma.verbs.SendRequest;
+import io.rdmareactive.rdma.verbs.SharedReceiveQueue;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A queue pair: posting and its lifetime. {@link QueuePairFactory} creates it, {@link
+ * QueuePairTransitions} moves it between states, a {@link WorkRequestLedger} keeps its work
+ * requests within the depth its CQs reserved. Posting fills one native ibv_send_wr (or
+ * ibv_recv_wr) flyweight owned by this QP and calls {@code ops.post_send}/{@code post_recv}:
+ * nothing is allocated per post. Posts on one QP are serialized by the QP's monitor, which also
+ * keeps close from destroying the QP under a post in progress.
+ */
+final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, NativeContextBound {
+  /** enum ibv_wc_opcode: receive opcodes have this bit. */
+  private static final int IBV_WC_RECV = 1 << 7;
+
+  /**
+   * The CQs and SRQ a QP uses, and the depth it reserved on each. {@code receiveCompletions} is
+   * where receive completions arrive (an adopted QP's one CQ holds both reservations).
+   */
+  record Queues(@Nullable NativeCompletionQueue send, @Nullable NativeCompletionQueue receive,
+      @Nullable NativeSharedReceiveQueue srq, @Nullable NativeCompletionQueue receiveCompletions, int sendReserved,
+      int receiveReserved) {
+    static final Queues NONE = new Queues(null, null, null, null, 0, 0);
+  }
+
+  /** What the provider granted (scatter/gather entries, inline bytes) and the ledger's capacities. */
+  record Limits(int maxSendSge, int maxRecvSge, int maxInline, int sendCapacity, int recvCapacity, boolean signalAll) {
+    static final Limits NONE = new Limits(0, 0, 0, 0, 0, false);
+  }
+
+  /** How an adopted QP is freed, and the C function named in errors. */
+  interface AdoptedDestroy {
+    void destroy();
+
+    String function();
+  }
+
+  private final NativeContext context;
+  final MemorySegment qp;
+  private final QueuePairType type;
+  private final int qpNumber;
+  private final Queues queues;
+  private final Limits limits;
+  private final WorkRequestLedger ledger;
+  /**
+   * The scratch structs below, freed with this object by the GC, not at close: closing a shared
+   * arena is a handshake with every JVM thread, which closing a thousand connections at once on a
+   * few loops made the loops' main work (under TCG, 3-10 ms each, so completions waited behind
+   * closes for seconds). They never leave this class, and every use checks that it is open.
+   */
+  private final Arena arena = Arena.ofAuto();
+  // Flyweights: one send wr + sges, one recv wr + sges, one bad_wr slot, reused by every post.
+  private final SendWr sendWr;
+  private final RecvWr recvWr;
+  private final MemorySegment badWr;
+  /** Frees a QP created by someone else (rdma_destroy_qp); null: ibv_destroy_qp. */
+  private final @Nullable AdoptedDestroy adoptedDestroy;
+
+  NativeQueuePair(NativeContext context, AbstractRdmaResource parent, MemorySegment qp, QueuePairType type,
+      Queues queues, Limits limits, @Nullable AdoptedDestroy adoptedDestroy) {
+    super("QueuePair[" + type + " " + context.deviceName() + "]", parent);
+    this.context = context;
+    this.qp = qp.reinterpret(SIZEOF_QP);
+    this.type = type;
+    this.qpNumber = this.qp.get(JAVA_INT, QP_QP_NUM);
+    this.queues = queues;
+    this.limits = limits;
+    this.adoptedDestroy = adoptedDestroy;
+    ledger = new WorkRequestLedger(this, limits.sendCapacity(), limits.recvCapacity(), limits.signalAll(),
+        queues.srq() != null);
+    sendWr = new SendWr(arena, limits.maxSendSge());
+    recvWr = new RecvWr(arena, limits.maxRecvSge());
+    badWr = arena.allocate(ADDRESS);
+  }
+
+  /** See {@link QueuePairFactory#adopt}. */
+  static NativeQueuePair adopt(NativeProtectionDomain pd, MemorySegment qp, NativeCompletionQueue cq, int sendDepth,
+      int recvDepth, int maxSendSge, int maxRecvSge, int maxInline, AdoptedDestroy destroy) {
+    return QueuePairFactory.adopt(pd, qp, cq, sendDepth, recvDepth, maxSendSge, maxRecvSge, maxInline, destroy);
+  }
+
+  @Override
+  public NativeContext nativeContext() {
+    return context;
+  }
+
+  @Override
+  public int qpNumber() {
+    return qpNumber;
+  }
+
+  @Override
+  public QueuePairType type() {
+    return type;
+  }
+
+  /** Largest inline payload the provider granted. */
+  int maxInlineData() {
+    return limits.maxInline();
+  }
+
+  @Override
+  public synchronized QueuePairState state() {
+    ensureOpen();
+    return QueuePairTransitions.state(qp, this);
+  }
+
+  @Override
+  public QueuePairAddress localAddress(QueuePairConnectOptions options) {
+    ensureOpen();
+    PortAttributes port = context.queryPort(options.portNumber());
+    byte[] gid = context.queryGid(options.portNumber(), options.gidIndex());
+    return new QueuePairAddress(qpNumber, port.lid(), gid, options.localPacketSequenceNumber() & 0xFFFFFF);
+  }
+
+  @Override
+  public synchronized void connect(QueuePairAddress remote, QueuePairConnectOptions o) {
+    ensureOpen();
+    QueuePairTransitions.connect(context, qp, type, remote, o, this);
+  }
+
+  @Override
+  public synchronized void toError() {
+    ensureOpen();
+    QueuePairTransitions.toError(qp, this);
+  }
+
+  @Override
+  public synchronized void postSend(SendRequest r) {
+    ensureOpen();
+    if (type == QueuePairType.XRC_RECV) {
+      throw new IllegalStateException(this + " is receive-only");
+    }
+    if (type == QueuePairType.UD) {
+      throw new UnsupportedOperationException("UD sends need an address handle, which this API does not expose yet");
+    }
+    ScatterGatherList sgl = r.scatterGather();
+    int n = sgl.count();
+    if (n > limits.maxSendSge()) {
+      throw new IllegalArgumentException(n + " gather entries exceed the " + limits.maxSendSge()
+          + " this QP was created with");
+    }
+    int flags = r.flags();
+    if ((flags & SendRequest.INLINE) != 0) {
+      long len = sgl.totalLength();
+      if (len > limits.maxInline()) {
+        throw new MessageTooLargeException(len, limits.maxInline());
+      }
+    }
+    SendRequest.Opcode op = r.opcode();
+    if (op == SendRequest.Opcode.RDMA_READ && type == QueuePairType.UC) {
+      throw new IllegalArgumentException("UC QPs cannot RDMA_READ");
+    }
+    long posted = ledger.beginSend(r.wrId(), flags);
+    int rc;
+    try {
+      sendWr.sges().set(sgl);
+      sendWr.wrId(r.wrId()).numSge(n).opcode(op.code()).sendFlags(flags)
+          .immediateData(op.hasImmediate() ? r.immediateData() : 0)
+          .rdma(op.isRdma() ? r.remoteAddress() : 0L, op.isRdma() ? r.remoteKey() : 0)
+          .xrcRemoteSrqNumber(type == QueuePairType.XRC_SEND ? r.remoteSrqNumber() : 0);
+      rc = Ibverbs.post(context.postSendFn, qp, sendWr.segment(), badWr);
+    } catch (RuntimeException | Error e) {
+      ledger.abortSend(posted);
+      throw e;
+    }
+    if (rc != 0) {
+      ledger.abortSend(posted);
+      throw Native.failure("ibv_post_send", Math.abs(rc), this.toString());
+    }
+  }
+
+  @Override
+  public synchronized void postReceive(ReceiveRequest r) {
+    ensureOpen();
+    if (queues.srq() != null) {
+      throw new IllegalStateException(this + " receives through its SRQ: post receives there");
+    }
+    if (type == QueuePairType.XRC_SEND || type == QueuePairType.XRC_RECV) {
+      throw new IllegalStateException(this + " has no receive queue: XRC receives go to an XRC SRQ");
+    }
+    int n = r.scatterGather().count();
+    if (n > limits.maxRecvSge()) {
+      throw new IllegalArgumentException(n + " scatter entries exceed the " + limits.maxRecvSge()
+          + " this QP was created with");
+    }
+    long posted = ledger.beginReceive();
+    int rc;
+    try {
+      recvWr.set(r);
+      rc = Ibverbs.post(context.postRecvFn, qp, recvWr.segment(), badWr);
+    } catch (RuntimeException | Error e) {
+      ledger.abortReceive(posted);
+      throw e;
+    }
+    if (rc != 0) {
+      ledger.abortReceive(posted);
+      throw Native.failure("ibv_post_recv", Math.abs(rc), this.toString());
+    }
+  }
+
+  void registerOnCqs() {
+    NativeCompletionQueue send = queues.send();
+    NativeCompletionQueue receives = queues.receiveCompletions();
+    if (send != null) {
+      send.register(this);
+    }
+    if (receives != null && receives != send) {
+      receives.register(this);
+    }
+  }
+
+  /**
+   * A completion of this QP was polled from {@code cq} (by its poller, before the handler sees
+   * it): the ledger frees the slots of the work requests it retires.
+   */
+  void completed(NativeCompletionQueue cq, int status, int opcode, long wrId) {
+    ledger.completed(cq == queues.send(), cq == queues.receiveCompletions(), status, (opcode & IBV_WC_RECV) != 0,
+        wrId);
+  }
+
+  @Override
+  protected void release() {
+    AdoptedDestroy d = adoptedDestroy;
+    if (d != null) {
+      d.destroy();
+    } else {
+      Native.checkReturn(closeFunction(), Ibverbs.destroyQp(qp));
+    }
+    NativeCompletionQueue send = queues.send();
+    NativeCompletionQueue receive = queues.receive();
+    NativeCompletionQueue receives = queues.receiveCompletions();
+    NativeSharedReceiveQueue srq = queues.srq();
+    if (send != null) {
+      send.unregister(this);
+    }
+    if (receives != null) {
+      receives.unregister(this);
+    }
+    if (send != null) {
+      send.unreserve(queues.sendReserved());
+      send.releaseLease();
+    }
+    if (receive != null) {
+      receive.unreserve(queues.receiveReserved());
+      receive.releaseLease();
+    }
+    if (srq != null) {
+      srq.releaseLease();
+    }
+  }
+
+  @Override
+  protected String closeFunction() {
+    AdoptedDestroy d = adoptedDestroy;
+    return d != null ? d.function() : "ibv_destroy_qp";
+  }
+
+  /** The SRQ this QP receives through, if any. */
+  @Nullable SharedReceiveQueue sharedReceiveQueue() {
+    return queues.srq();
+  }
+}

@@ -40,8 +40,6 @@ import reactor.util.Loggers;
  * {@link #onDispose()} completes.
  */
 final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOutbound {
-  /** Receives always posted beyond the demand-driven ones, and the credits each side starts with. */
-  static final int RESERVE = 2;
 
   private static final Logger log = Loggers.getLogger(ConnectionOperations.class);
 

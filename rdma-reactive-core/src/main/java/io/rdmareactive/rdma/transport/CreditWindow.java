@@ -11,7 +11,7 @@ import org.jspecify.annotations.Nullable;
  * A credit is one receive buffer the peer posted and told us of; every SEND, data or credit
  * update, consumes one, so a sender that never exceeds its credits never causes an RNR. Receives
  * are posted per unit of the inbound subscriber's demand (at most {@code bufferCount} beyond
- * what the subscriber still holds), plus a reserve of {@link ConnectionOperations#RESERVE} that is always
+ * what the subscriber still holds), plus a reserve of {@link Protocol#RESERVE} that is always
  * posted, so no demand means no credits and the peer's publisher is simply not asked for more.
  * Grants (receives posted since the last grant) ride in the immediate data of every outgoing SEND.
  *
@@ -39,9 +39,9 @@ import org.jspecify.annotations.Nullable;
 final class CreditWindow {
   private final int threshold;
   /** Receive buffers of the peer this side may still fill. */
-  private long credits = ConnectionOperations.RESERVE;
+  private long credits = Protocol.RESERVE;
   /** Every grant this side ever announced, the peer's initial reserve included. */
-  private long grantedTotal = ConnectionOperations.RESERVE;
+  private long grantedTotal = Protocol.RESERVE;
   /** Every SEND of the peer that consumed one of our receives. */
   private long peerArrivals;
   /** Receives posted since the last grant went out. */
@@ -51,7 +51,7 @@ final class CreditWindow {
 
   CreditWindow(int bufferCount) {
     // Pending grants never exceed the receive buffers; they must fit the header's grant field.
-    if (bufferCount < 1 || bufferCount + ConnectionOperations.RESERVE > Protocol.GRANT_MASK) {
+    if (bufferCount < 1 || Protocol.withReserve(bufferCount) > Protocol.GRANT_MASK) {
       throw new IllegalArgumentException("buffer count " + bufferCount + " does not fit the credit header");
     }
     this.threshold = Math.max(2, bufferCount / 4);
@@ -76,7 +76,7 @@ final class CreditWindow {
    * returns the violation they commit, or null.
    */
   @Nullable String peerBuffers(int bufferCount) {
-    peerMaxCredits = (long) bufferCount + ConnectionOperations.RESERVE;
+    peerMaxCredits = Protocol.withReserve(bufferCount);
     return credits > peerMaxCredits ? overGranted(credits) : null;
   }
 

@@ -270,7 +270,7 @@ final class InboundReceiver {
       // they hold every buffer; reassembled ones hold none, so they count as if they did, or a
       // peer sending fragments to a subscriber without demand would fill the heap, a message per
       // grant. So at most receiveCount messages ever wait, however they came.
-      target = Math.min(ConnectionOperations.RESERVE + (int) Math.min(uncovered, room),
+      target = Math.min(Protocol.RESERVE + (int) Math.min(uncovered, room),
           receiveCount - held - readyHeld - readyHeap);
     }
     while (posted < target && buffers.freeReceives() > 0) {

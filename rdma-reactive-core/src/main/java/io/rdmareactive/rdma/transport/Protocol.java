@@ -28,6 +28,18 @@ final class Protocol {
   static final byte VERSION = 1;
   static final int HELLO_LENGTH = 20;
 
+  /**
+   * Receive credits each side holds back beyond its {@code BUFFER_COUNT}: the receives posted before
+   * the connection is established, which carry credit updates when every buffer is taken, so the
+   * window can always reopen.
+   */
+  static final int RESERVE = 2;
+
+  /** The receives (and sends) a side with {@code bufferCount} buffers posts: the reserve included. */
+  static int withReserve(int bufferCount) {
+    return bufferCount + RESERVE;
+  }
+
   private Protocol() {}
 
   static int immediate(int grants, boolean more, boolean credit) {

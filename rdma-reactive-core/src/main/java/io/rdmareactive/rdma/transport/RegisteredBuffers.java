@@ -40,7 +40,7 @@ final class RegisteredBuffers {
   /** About how much memory one registration pins: large enough that a busy connection needs few regions. */
   static final int CHUNK_BYTES = 64 * 1024;
   /** Fewest buffers per chunk: the credit reserve plus one, so an idle connection needs one chunk. */
-  static final int MIN_CHUNK_BUFFERS = ConnectionOperations.RESERVE + 2;
+  static final int MIN_CHUNK_BUFFERS = Protocol.RESERVE + 2;
 
   final int bufferSize;
   private final ProtectionDomain pd;

@@ -185,14 +185,14 @@ public final class TransportConfig {
     return get(RdmaOption.INLINE_THRESHOLD);
   }
 
-  /** Receive buffers: framed mode keeps two beyond the demand-driven ones (see ConnectionOperations). */
+  /** Receive buffers: framed mode keeps {@link Protocol#RESERVE} beyond the demand-driven ones. */
   int receiveBuffers() {
-    return raw() ? bufferCount() : bufferCount() + ConnectionOperations.RESERVE;
+    return raw() ? bufferCount() : Protocol.withReserve(bufferCount());
   }
 
   /** Send work requests: a data send per buffer plus room for credit updates. */
   int sendQueueDepth() {
-    return raw() ? bufferCount() : bufferCount() + ConnectionOperations.RESERVE;
+    return raw() ? bufferCount() : Protocol.withReserve(bufferCount());
   }
 
   /** The endpoint options of a connection through {@code provider}, its CQ on the loops' channels. */

@@ -10,7 +10,7 @@ class CreditWindowTest {
   @Test
   void startsWithTheReserveAndKeepsTheLastCreditForAnUpdate() {
     CreditWindow w = new CreditWindow(64);
-    assertThat(w.credits()).isEqualTo(ConnectionOperations.RESERVE);
+    assertThat(w.credits()).isEqualTo(Protocol.RESERVE);
     assertThat(w.canSendData()).isTrue();
     assertThat(w.dataCapacity()).isEqualTo(1);
 
@@ -25,7 +25,7 @@ class CreditWindowTest {
     CreditWindow w = new CreditWindow(64);
     w.arrived(Protocol.immediate(5, true, false));
     w.arrived(Protocol.immediate(3, false, true));
-    assertThat(w.credits()).isEqualTo(ConnectionOperations.RESERVE + 8);
+    assertThat(w.credits()).isEqualTo(Protocol.RESERVE + 8);
   }
 
   @Test
@@ -150,18 +150,18 @@ class CreditWindowTest {
   void rejectsABufferCountWhoseGrantsWouldOverflowTheHeader() {
     assertThatThrownBy(() -> new CreditWindow(Protocol.GRANT_MASK)).isInstanceOf(IllegalArgumentException.class);
     assertThatThrownBy(() -> new CreditWindow(0)).isInstanceOf(IllegalArgumentException.class);
-    new CreditWindow(Protocol.GRANT_MASK - ConnectionOperations.RESERVE);
+    new CreditWindow(Protocol.GRANT_MASK - Protocol.RESERVE);
   }
 
   @Test
   void theGrantFieldIsSixteenBitsWide() {
-    CreditWindow w = new CreditWindow(Protocol.GRANT_MASK - ConnectionOperations.RESERVE);
+    CreditWindow w = new CreditWindow(Protocol.GRANT_MASK - Protocol.RESERVE);
     for (int i = 0; i < Protocol.GRANT_MASK; i++) {
       w.receivePosted();
     }
     assertThat(w.header(false, false)).isEqualTo(Protocol.GRANT_MASK);
     w.arrived(w.header(true, true));
-    assertThat(w.credits()).isEqualTo(ConnectionOperations.RESERVE + Protocol.GRANT_MASK);
+    assertThat(w.credits()).isEqualTo(Protocol.RESERVE + Protocol.GRANT_MASK);
   }
 
   @Test

@@ -84,7 +84,7 @@ public abstract class DataPathConformance extends TransportSuite {
         .expectComplete()
         .verify(Duration.ofSeconds(60));
     long busy = c.statistics().registeredBytes();
-    assertThat(busy).as("a busy client").isGreaterThan(oneChunk).isLessThanOrEqualTo((2L * count + ConnectionOperations.RESERVE) * bufferSize);
+    assertThat(busy).as("a busy client").isGreaterThan(oneChunk).isLessThanOrEqualTo((2L * count + Protocol.RESERVE) * bufferSize);
   }
 
   @Test
@@ -152,7 +152,7 @@ public abstract class DataPathConformance extends TransportSuite {
     }
     assertThat(consumed.get()).isEqualTo(n);
     assertThat(maxAhead.get()).as("messages produced but not yet consumed, at most").isLessThanOrEqualTo(
-        32 + 2 * (bufferCount + ConnectionOperations.RESERVE) + 2);
+        32 + 2 * (bufferCount + Protocol.RESERVE) + 2);
     RdmaStatistics sender = c.statistics();
     RdmaStatistics receiver = serverSide.get().statistics();
     assertThat(sender.receiverNotReady()).isZero();
@@ -160,7 +160,7 @@ public abstract class DataPathConformance extends TransportSuite {
     assertThat(sender.creditViolations()).isZero();
     assertThat(sender.creditStalls()).as("a slow consumer makes the sender wait for credits").isPositive();
     assertThat(sender.completionErrors() + receiver.completionErrors()).isZero();
-    assertThat(sender.maxSendsInFlight()).isLessThanOrEqualTo(bufferCount + ConnectionOperations.RESERVE);
+    assertThat(sender.maxSendsInFlight()).isLessThanOrEqualTo(bufferCount + Protocol.RESERVE);
     assertThat(receiver.creditUpdatesSent()).as("the idle direction grants through credit updates").isPositive();
     // Updates never answer updates forever: far fewer of them than messages.
     assertThat(receiver.creditUpdatesSent() + sender.creditUpdatesSent()).isLessThan(n);

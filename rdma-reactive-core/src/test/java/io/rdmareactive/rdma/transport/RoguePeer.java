@@ -32,7 +32,7 @@ final class RoguePeer implements AutoCloseable {
   private long wrId;
   // Credit bookkeeping of sendWithinCredits: the victim's reserve is ours from the start, and the
   // receives posted beyond the reserve are ours to grant.
-  private long credits = ConnectionOperations.RESERVE;
+  private long credits = Protocol.RESERVE;
   private int grantsPending;
   private int sendsInFlight;
   private boolean broken;
@@ -71,7 +71,7 @@ final class RoguePeer implements AutoCloseable {
     Endpoint ep = cp.connect(server, new EndpointOptions(64, 8, 0, hello)
         .withRetries(retryCount, rnrRetry), wait).block(wait);
     RoguePeer rogue = new RoguePeer(ep);
-    rogue.grantsPending = Math.max(0, receives - ConnectionOperations.RESERVE);
+    rogue.grantsPending = Math.max(0, receives - Protocol.RESERVE);
     try {
       for (int i = 0; i < receives; i++) {
         ep.queuePair().postReceive(new ReceiveRequest().set(1000 + i, rogue.region, BUFFER, 64));

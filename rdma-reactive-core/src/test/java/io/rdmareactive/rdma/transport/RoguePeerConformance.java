@@ -214,7 +214,7 @@ public abstract class RoguePeerConformance extends TransportSuite {
           + " %d messages held, retained heap %+d KiB%n", fixture().provider(), n, fragments, RoguePeer.BUFFER, sends,
           s.messagesReceived(), (after - before) / 1024);
       // Whole messages wait for the subscriber; a fragmented one's pieces are in its reassembly.
-      long held = bufferCount + ConnectionOperations.RESERVE;
+      long held = bufferCount + Protocol.RESERVE;
       assertThat(s.messagesReceived()).as("messages the victim holds for a subscriber without demand")
           .isLessThanOrEqualTo(held);
       assertThat(sends).as("SENDs the victim let in of the %d x %d it was offered", n, fragments)

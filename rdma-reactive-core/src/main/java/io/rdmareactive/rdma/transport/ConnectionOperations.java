@@ -114,7 +114,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     dispatcher = new CompletionDispatcher(this, endpoint, receiver, sender, keepalive, counters, closer, bufferSize);
     try {
       // Before the connection is established, as rdma_server.c does: the peer may send at once.
-      int initial = raw ? receiveCount : RESERVE;
+      int initial = raw ? receiveCount : Protocol.RESERVE;
       for (int i = 0; i < initial; i++) {
         receiver.postReceive();
       }

@@ -11,7 +11,6 @@ import java.util.function.Function;
 import org.reactivestreams.Publisher;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
-import reactor.util.Logger;
 import reactor.util.Loggers;
 
 /**
@@ -21,7 +20,6 @@ import reactor.util.Loggers;
  * {@code native} or {@code in-memory}.
  */
 public final class RdmaDevices {
-  private static final Logger log = Loggers.getLogger(RdmaDevices.class);
   private static volatile RdmaProvider selected;
 
   private RdmaDevices() {}
@@ -100,8 +98,9 @@ public final class RdmaDevices {
           }
         }
         RdmaProvider fallback = named(all, "in-memory");
-        // Two different fixes: a missing jar in the build, or a missing device (or verbs libraries) on the host.
-        log.info(nativeFound
+        // Two different fixes: a missing jar in the build, or a missing device (or verbs libraries) on the
+        // host. The logger is looked up here, on a path taken once per selection, not held in a field.
+        Loggers.getLogger(RdmaDevices.class).info(nativeFound
             ? "rdma-reactive: no native RDMA device available (or libibverbs/librdmacm did not load), "
                 + "using the in-memory provider"
             : "rdma-reactive: rdma-reactive-native is not on the classpath (add io.rdmareactive:rdma-reactive-native "

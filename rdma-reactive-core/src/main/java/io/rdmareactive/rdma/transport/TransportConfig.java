@@ -95,53 +95,52 @@ public final class TransportConfig {
   // ---- copies --------------------------------------------------------------------------------
 
   TransportConfig withHost(String host) {
-    TransportConfig c = new TransportConfig(this);
-    c.host = Objects.requireNonNull(host, "host");
-    return c;
+    Objects.requireNonNull(host, "host");
+    return copy(c -> c.host = host);
   }
 
   TransportConfig withPort(int port) {
     Addresses.checkPort(port);
-    TransportConfig c = new TransportConfig(this);
-    c.port = port;
-    return c;
+    return copy(c -> c.port = port);
   }
 
   /** A copy with {@code option} set to {@code value}, checked by the option. */
   <T> TransportConfig with(RdmaOption<T> option, T value) {
     T v = option.validate(value);
-    TransportConfig c = new TransportConfig(this);
-    c.values = Arrays.copyOf(values, values.length);
-    c.values[option.index] = v;
-    return c;
+    return copy(c -> {
+      c.values = Arrays.copyOf(values, values.length);
+      c.values[option.index] = v;
+    });
   }
 
   TransportConfig withLoops(RdmaLoopResources loops) {
-    TransportConfig c = new TransportConfig(this);
-    c.runOn = Objects.requireNonNull(loops, "loops");
-    return c;
+    Objects.requireNonNull(loops, "loops");
+    return copy(c -> c.runOn = loops);
   }
 
   TransportConfig withConnectTimeout(Duration timeout) {
     if (timeout.isNegative() || timeout.isZero()) {
       throw new IllegalArgumentException("connect timeout must be positive, was " + timeout);
     }
-    TransportConfig c = new TransportConfig(this);
-    c.connectTimeout = timeout;
-    return c;
+    return copy(c -> c.connectTimeout = timeout);
   }
 
   /** A copy that also calls {@code hook} with each established connection; hooks compose as Reactor Netty's do. */
   TransportConfig withOnConnected(Consumer<? super RdmaConnection> hook) {
-    TransportConfig c = new TransportConfig(this);
-    c.onConnected = andThen(onConnected, hook);
-    return c;
+    Consumer<RdmaConnection> both = andThen(onConnected, hook);
+    return copy(c -> c.onConnected = both);
   }
 
   /** A copy that also calls {@code hook} with each closed and freed connection. */
   TransportConfig withOnDisconnected(Consumer<? super RdmaConnection> hook) {
+    Consumer<RdmaConnection> both = andThen(onDisconnected, hook);
+    return copy(c -> c.onDisconnected = both);
+  }
+
+  /** A copy of this, changed by {@code change} before anyone else sees it. */
+  private TransportConfig copy(Consumer<TransportConfig> change) {
     TransportConfig c = new TransportConfig(this);
-    c.onDisconnected = andThen(onDisconnected, hook);
+    change.accept(c);
     return c;
   }
 

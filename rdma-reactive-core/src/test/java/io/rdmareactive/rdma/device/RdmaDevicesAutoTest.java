@@ -6,49 +6,43 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.rdmareactive.rdma.inmemory.InMemoryProvider;
 import io.rdmareactive.rdma.spi.RdmaProvider;
 import io.rdmareactive.rdma.verbs.RdmaContext;
+import java.lang.reflect.Proxy;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
-import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * The {@code auto} selection's log line says why it fell back to in-memory: the native module
- * missing from the classpath, or present without a device. (Core's tests log through
- * slf4j-jdk14, so a java.util.logging handler sees Reactor's log lines.)
+ * missing from the classpath, or present without a device. Reactor's logger factory is swapped
+ * for one that records what {@link RdmaDevices} logs at info level.
  */
 class RdmaDevicesAutoTest {
   private final List<String> lines = new CopyOnWriteArrayList<>();
-  private final Logger logger = Logger.getLogger(RdmaDevices.class.getName());
-  private final Handler handler = new Handler() {
-    @Override
-    public void publish(LogRecord r) {
-      lines.add(r.getMessage());
-    }
-
-    @Override
-    public void flush() {}
-
-    @Override
-    public void close() {}
-  };
-  private Level level;
 
   @BeforeEach
-  void listen() {
-    level = logger.getLevel();
-    logger.setLevel(Level.INFO);
-    logger.addHandler(handler);
+  void record() {
+    // Loggers made while a test runs are these (quiet for any other name), until the reset.
+    Loggers.useCustomLoggers(name -> (Logger) Proxy.newProxyInstance(Logger.class.getClassLoader(),
+        new Class<?>[] {Logger.class}, (proxy, method, args) -> {
+              if (name.equals(RdmaDevices.class.getName()) && method.getName().equals("info") && args != null
+                  && args.length == 1) {
+                lines.add((String) args[0]);
+              }
+              return switch (method.getName()) {
+                case "getName" -> name;
+                case "isInfoEnabled", "isWarnEnabled", "isErrorEnabled" -> true;
+                default -> method.getReturnType() == boolean.class ? false : null;
+              };
+            }));
   }
 
   @AfterEach
-  void stop() {
-    logger.removeHandler(handler);
-    logger.setLevel(level);
+  void restore() {
+    Loggers.resetLoggerFactory();
   }
 
   @Test

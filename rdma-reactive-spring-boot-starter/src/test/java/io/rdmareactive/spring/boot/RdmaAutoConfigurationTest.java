@@ -134,8 +134,8 @@ class RdmaAutoConfigurationTest {
     inMemory.withPropertyValues("rdma.clients.x.rnr-retry=-1", "rdma.clients.x.keepalive-interval=5ms")
         .run(ctx -> assertThat(ctx).hasFailed().getFailure().rootCause()
             .hasMessageContaining("rdma.clients.x.rnr-retry: RNR_RETRY must be 0 .. 7 (7: forever), was -1")
-            .hasMessageContaining(
-                "rdma.clients.x.keepalive-interval: KEEPALIVE_INTERVAL must be 0 (off) or 10 ms .. 1 day, was PT0.005S"));
+            .hasMessageContaining("rdma.clients.x.keepalive-interval: "
+                + "KEEPALIVE_INTERVAL must be 0 (off) or 10 ms .. 1 day, was PT0.005S"));
     // Not a number: Boot's conversion failure names the property.
     inMemory.withPropertyValues("rdma.clients.x.buffer-count=many").run(ctx -> assertThat(ctx).hasFailed()
         .getFailure().hasStackTraceContaining("rdma.clients.x.buffer-count"));

@@ -29,8 +29,6 @@ import org.springframework.boot.rsocket.autoconfigure.RSocketServerAutoConfigura
 import org.springframework.boot.rsocket.autoconfigure.RSocketStrategiesAutoConfiguration;
 import org.springframework.boot.rsocket.server.RSocketServerFactory;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.context.annotation.Bean;
-import org.springframework.context.annotation.Configuration;
 import org.springframework.messaging.handler.annotation.MessageMapping;
 import org.springframework.stereotype.Controller;
 import reactor.core.publisher.Mono;
@@ -47,14 +45,6 @@ class RdmaOptionPropertiesTest {
           RSocketMessagingAutoConfiguration.class, RSocketRequesterAutoConfiguration.class,
           RSocketServerAutoConfiguration.class, RdmaRSocketAutoConfiguration.class))
       .withPropertyValues("rdma.provider=in-memory", "rdma.loops=1");
-
-  @Configuration(proxyBeanMethods = false)
-  static class Echo {
-    @Bean
-    RdmaHandler echo() {
-      return (in, out) -> out.send(in.receive());
-    }
-  }
 
   @Controller
   static class Routes {
@@ -123,7 +113,8 @@ class RdmaOptionPropertiesTest {
         "rdma.server.port=0")));
     props.addAll(List.of(properties("rdma.clients.pricing", client, "rdma.clients.pricing.host=10.0.0.1",
         "rdma.clients.pricing.port=9000", "rdma.clients.pricing.connect-timeout=3s")));
-    runner.withUserConfiguration(Echo.class).withPropertyValues(props.toArray(String[]::new)).run(ctx -> {
+    runner.withUserConfiguration(RdmaAutoConfigurationTest.Echo.class)
+        .withPropertyValues(props.toArray(String[]::new)).run(ctx -> {
       assertThat(ctx).hasNotFailed();
       RdmaLoopResources loops = ctx.getBean(RdmaLoopResources.class);
       TransportConfig s = ctx.getBean(RdmaServer.class).configuration();
@@ -166,14 +157,15 @@ class RdmaOptionPropertiesTest {
 
   @Test
   void aBadOptionFailsTheStartWithTheOptionsOwnMessageNamingTheProperty() {
-    runner.withUserConfiguration(Echo.class)
+    runner.withUserConfiguration(RdmaAutoConfigurationTest.Echo.class)
         .withPropertyValues("rdma.server.buffer-count=0", "rdma.server.keepalive-interval=5ms")
         .run(ctx -> assertThat(ctx).hasFailed().getFailure().rootCause()
             .hasMessageContaining("rdma.server.buffer-count: " + message(RdmaOption.BUFFER_COUNT, 0))
             .hasMessageContaining("rdma.server.keepalive-interval: "
                 + message(RdmaOption.KEEPALIVE_INTERVAL, Duration.ofMillis(5))));
     runner.withPropertyValues("rdma.clients.x.rnr-retry=8").run(ctx -> assertThat(ctx).hasFailed()
-        .getFailure().rootCause().hasMessageContaining("rdma.clients.x.rnr-retry: " + message(RdmaOption.RNR_RETRY, 8)));
+        .getFailure().rootCause()
+        .hasMessageContaining("rdma.clients.x.rnr-retry: " + message(RdmaOption.RNR_RETRY, 8)));
     runner.withUserConfiguration(Routes.class).withPropertyValues("rdma.rsocket.server.enabled=true",
         "rdma.rsocket.server.port=0", "rdma.rsocket.server.handshake-timeout=0s").run(ctx -> assertThat(ctx)
             .hasFailed().getFailure().rootCause().hasMessageContaining("rdma.rsocket.server.handshake-timeout: "

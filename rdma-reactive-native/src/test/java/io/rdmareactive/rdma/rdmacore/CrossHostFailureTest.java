@@ -4,20 +4,16 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rdmareactive.rdma.ConnectionException;
-import io.rdmareactive.rdma.conformance.CrossHost;
-import io.rdmareactive.rdma.conformance.LeakCheck;
 import io.rdmareactive.rdma.transport.DisposableRdmaServer;
 import io.rdmareactive.rdma.transport.RdmaClient;
 import io.rdmareactive.rdma.transport.RdmaConnection;
 import io.rdmareactive.rdma.transport.RdmaOption;
 import io.rdmareactive.rdma.transport.RdmaServer;
 import java.time.Duration;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import reactor.core.publisher.Mono;
 
 /**
@@ -29,17 +25,7 @@ import reactor.core.publisher.Mono;
  */
 @Tag("cross-host")
 @TestMethodOrder(MethodOrderer.MethodName.class)
-class CrossHostFailureTest {
-  @RegisterExtension
-  final CrossHost pair = new CrossHost();
-  @RegisterExtension
-  final LeakCheck leakCheck = NativeTestSupport.settlingLeakCheck();
-
-  @BeforeAll
-  static void warmUp() {
-    CrossHostEnds.warmUp();
-  }
-
+class CrossHostFailureTest extends AbstractCrossHostTest {
   private static final int PORT = 7610;
   private static final int RETRY_COUNT = 3;
   private static final Duration KEEPALIVE = Duration.ofSeconds(1);

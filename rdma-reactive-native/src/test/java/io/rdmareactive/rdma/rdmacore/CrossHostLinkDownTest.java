@@ -3,13 +3,9 @@ package io.rdmareactive.rdma.rdmacore;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmareactive.rdma.ConnectionException;
-import io.rdmareactive.rdma.conformance.CrossHost;
-import io.rdmareactive.rdma.conformance.LeakCheck;
 import java.time.Duration;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Guest b's end of the wire goes down mid-stream and never comes back ({@code ip link set eth0
@@ -18,17 +14,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  * pair's boot: no RC connection works on guest b after it.
  */
 @Tag("cross-host-last")
-class CrossHostLinkDownTest {
-  @RegisterExtension
-  final CrossHost pair = new CrossHost();
-  @RegisterExtension
-  final LeakCheck leakCheck = NativeTestSupport.settlingLeakCheck();
-
-  @BeforeAll
-  static void warmUp() {
-    CrossHostEnds.warmUp();
-  }
-
+class CrossHostLinkDownTest extends AbstractCrossHostTest {
   private static final int PORT = 7620;
   private static final int RETRY_COUNT = 3;
 

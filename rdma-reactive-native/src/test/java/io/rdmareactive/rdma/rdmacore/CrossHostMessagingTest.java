@@ -2,16 +2,12 @@ package io.rdmareactive.rdma.rdmacore;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rdmareactive.rdma.conformance.CrossHost;
-import io.rdmareactive.rdma.conformance.LeakCheck;
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
-import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * Framed messaging between two hosts (scripts/softroce-vm-pair: guest a serves on 10.0.0.1, guest b
@@ -22,17 +18,7 @@ import org.junit.jupiter.api.extension.RegisterExtension;
  */
 @Tag("cross-host")
 @TestMethodOrder(MethodOrderer.MethodName.class)
-class CrossHostMessagingTest {
-  @RegisterExtension
-  final CrossHost pair = new CrossHost();
-  @RegisterExtension
-  final LeakCheck leakCheck = NativeTestSupport.settlingLeakCheck();
-
-  @BeforeAll
-  static void warmUp() {
-    CrossHostEnds.warmUp();
-  }
-
+class CrossHostMessagingTest extends AbstractCrossHostTest {
   static final int PORT = 7600;
   static final int MESSAGES = 10_000;
   /** 10^4 messages of up to 3 KB each way, with loss, under TCG on a shared host. */
@@ -40,7 +26,10 @@ class CrossHostMessagingTest {
 
   @Test
   void a_noFault() throws Exception {
-    Duration took = exchange(PORT);
+    // The first exchange of the JVM also JIT-compiles its path: unmeasured, so that this figure,
+    // the baseline of the others, measures the wire.
+    exchange(PORT + 5, MESSAGES / 5);
+    Duration took = exchange(PORT, MESSAGES);
     pair.figure("no fault: " + MESSAGES + " each way in " + took.toMillis() + " ms, "
         + rate(took) + " messages/s each way");
   }
@@ -90,7 +79,11 @@ class CrossHostMessagingTest {
   }
 
   private Duration exchange(int port) throws Exception {
-    CrossHostExchange x = new CrossHostExchange(MESSAGES);
+    return exchange(port, MESSAGES);
+  }
+
+  private Duration exchange(int port, int messages) throws Exception {
+    CrossHostExchange x = new CrossHostExchange(messages);
     try (CrossHostEnds ends = open(port, x)) {
       x.awaitDone(DONE);
       ends.heal();

@@ -134,7 +134,8 @@ class NativeRawInteropTest {
     return new ProcessBuilder(command).redirectErrorStream(true).start();
   }
 
-  private static String assertExitsZero(Process p, String name) throws Exception {
+  /** Waits up to 30 s for {@code p} to exit 0; its output. */
+  static String assertExitsZero(Process p, String name) throws Exception {
     boolean exited = p.waitFor(WAIT.toMillis(), TimeUnit.MILLISECONDS);
     if (!exited) {
       p.destroyForcibly();

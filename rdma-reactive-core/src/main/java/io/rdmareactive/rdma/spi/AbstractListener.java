@@ -34,6 +34,7 @@ public abstract class AbstractListener<R extends AbstractListener.Request> exten
   /** The one timer that refuses expired requests, armed for the oldest one's deadline while any waits. */
   private @Nullable Disposable sweep;
 
+  /** A listener named {@code description} (in errors and logs) whose waiting requests {@code limits} bound. */
   protected AbstractListener(String description, ListenLimits limits) {
     super(description, null);
     this.limits = limits;

@@ -16,6 +16,7 @@ public record ListenLimits(int backlog, Duration requestTimeout, byte[] busyReje
   /** 128 requests, 10 seconds, an empty reject. */
   public static final ListenLimits DEFAULTS = new ListenLimits(128, Duration.ofSeconds(10), new byte[0]);
 
+  /** Checks the limits; the reject data is copied. */
   public ListenLimits {
     if (backlog < 1) {
       throw new IllegalArgumentException("backlog must be >= 1, was " + backlog);

@@ -44,8 +44,9 @@ public final class RdmaOption<T> {
   public static final RdmaOption<Integer> MAX_CONNECTIONS =
       new RdmaOption<>("MAX_CONNECTIONS", Integer.class, v -> v >= 1, ">= 1", 10_000, true, v -> v);
   /**
-   * Servers: connect requests accepted but not yet established (default 128); beyond it a request
-   * is refused before any verbs object or buffer is made for it.
+   * Servers: connect requests let in but not yet established (default 128); beyond it a request
+   * is refused before any verbs object or buffer is made for it. Requests the server has not yet
+   * taken wait at most this many, and at most HANDSHAKE_TIMEOUT.
    */
   public static final RdmaOption<Integer> MAX_PENDING_HANDSHAKES =
       new RdmaOption<>("MAX_PENDING_HANDSHAKES", Integer.class, v -> v >= 1, ">= 1", 128, true, v -> v);
@@ -63,8 +64,9 @@ public final class RdmaOption<T> {
    * Transport retries of an unacknowledged send before it fails with RETRY_EXC_ERR and the
    * connection is reset (0 .. 7, default 6; each waits the CM's ACK timeout). The connecting
    * side's value governs both ends: the CM carries it in the connect request and the accepting
-   * side's QP takes it from there, so on a server this option has no effect. Soft-RoCE (rxe)
-   * retries forever at 7, hence the default of 6.
+   * side's QP takes it from there, so on a server it is the most a connect request may ask for:
+   * a request for more is refused ({@code REFUSED} naming this option). Soft-RoCE (rxe) retries
+   * forever at 7, hence the default of 6.
    */
   public static final RdmaOption<Integer> RETRY_COUNT =
       new RdmaOption<>("RETRY_COUNT", Integer.class, v -> v >= 0 && v <= 7, "0 .. 7", EndpointOptions.DEFAULT_RETRY_COUNT);
@@ -73,7 +75,9 @@ public final class RdmaOption<T> {
    * RNR_RETRY_EXC_ERR and the connection is reset (0 .. 7, default 6, finite). 7 is InfiniBand's
    * "retry forever": then a peer that posts no receives holds such a send until CLOSE_TIMEOUT
    * ends the connection. Framed mode never sends beyond the peer's credits, so only a broken
-   * peer or raw mode meets RNR.
+   * peer or raw mode meets RNR. The CM applies the connecting side's count to the accepting QP
+   * too, so on a server it is the most a connect request may ask for (more is refused); a server
+   * that allows 7 bounds a stuck send with KEEPALIVE_INTERVAL.
    */
   public static final RdmaOption<Integer> RNR_RETRY =
       new RdmaOption<>("RNR_RETRY", Integer.class, v -> v >= 0 && v <= 7, "0 .. 7 (7: forever)", 6);
@@ -81,9 +85,10 @@ public final class RdmaOption<T> {
    * How long a connection may go without any sign of its peer (nothing arrived, nothing
    * acknowledged) before it probes the path with a keepalive: a zero-length RDMA WRITE, which the
    * peer's adapter acknowledges without consuming a receive or a credit, and which the peer's
-   * application never sees. A dead peer or path fails the probe after RETRY_COUNT retries
-   * (RETRY_EXC_ERR), and the connection with it. Duration.ZERO, the default, sends none: an
-   * idle connection then notices a dead peer only when it next sends.
+   * application never sees. A probe, or any send in flight, not acknowledged within an interval
+   * fails the connection (RESET naming the keepalive): a dead peer or path, or a peer that stopped
+   * receiving while the QP retries. Duration.ZERO, the default, sends none: an idle connection
+   * then notices a dead peer only when it next sends, after RETRY_COUNT retries.
    */
   public static final RdmaOption<Duration> KEEPALIVE_INTERVAL = new RdmaOption<>("KEEPALIVE_INTERVAL", Duration.class,
       v -> v.isZero() || (v.compareTo(Duration.ofMillis(10)) >= 0 && v.compareTo(Duration.ofDays(1)) <= 0),

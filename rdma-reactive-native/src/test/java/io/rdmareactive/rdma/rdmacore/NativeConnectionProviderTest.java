@@ -270,6 +270,39 @@ class NativeConnectionProviderTest {
     ep.get().close();
   }
 
+  /**
+   * Building a request's endpoint blocks (PD, CQ, QP), and the rdma-cm thread serves every id of
+   * the process: on that thread it fails typed, and the request is refused and freed, not built.
+   */
+  @Test
+  void buildingAnEndpointOnTheCmThreadFailsTypedAndRefusesTheRequest() {
+    long built = NativeConnectionProvider.INSTANCE.passiveEndpointsBuilt();
+    try (Listener listener = cp.listen(new InetSocketAddress(HOST, 0), new EndpointOptions(2, 2, 0, new byte[0]))) {
+      AtomicReference<Throwable> onCmThread = new AtomicReference<>();
+      AtomicReference<String> thread = new AtomicReference<>();
+      listener.incoming().subscribe(r -> { // delivered on rdma-cm: the request arrives with its event
+        thread.set(Thread.currentThread().getName());
+        try {
+          r.createEndpoint().close();
+        } catch (RuntimeException e) {
+          onCmThread.set(e);
+        }
+      });
+      Endpoint ep = cp.connect(listener.boundAddress(), new EndpointOptions(2, 2, 0, new byte[0]), WAIT).block(WAIT);
+      try {
+        StepVerifier.create(ep.establish())
+            .expectErrorSatisfies(e -> assertThat(((ConnectionException) e).reason())
+                .isEqualTo(ConnectionException.Reason.REFUSED))
+            .verify(WAIT);
+      } finally {
+        ep.close();
+      }
+      assertThat(thread.get()).startsWith("rdma-cm");
+      assertThat(onCmThread.get()).isInstanceOf(IllegalStateException.class).hasMessageContaining("rdma-cm thread");
+    }
+    assertThat(NativeConnectionProvider.INSTANCE.passiveEndpointsBuilt()).isEqualTo(built);
+  }
+
   @Test
   void cancellingAConnectFreesWhatItCreated() {
     try (Listener listener = cp.listen(new InetSocketAddress(HOST, 0), new EndpointOptions(2, 2, 0, new byte[0]))) {

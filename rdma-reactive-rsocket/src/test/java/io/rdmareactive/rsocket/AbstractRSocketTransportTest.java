@@ -1,5 +1,6 @@
 package io.rdmareactive.rsocket;
 
+import io.rdmareactive.rdma.transport.TransportFixture;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmareactive.rdma.transport.RdmaClient;
@@ -39,6 +40,8 @@ import reactor.test.StepVerifier;
  * released and as many live verbs objects as it started with.
  */
 public abstract class AbstractRSocketTransportTest {
+  /** The provider under test. */
+  protected abstract TransportFixture fixture();
   protected static final Duration WAIT = Duration.ofSeconds(60); // rxe under TCG is ~13x slower than the host
   /** Larger than a receive buffer (16 KiB by default): travels in the transport's fragments. */
   private static final int LARGE = 1 << 20;
@@ -46,21 +49,12 @@ public abstract class AbstractRSocketTransportTest {
   private final List<io.rsocket.Closeable> closeables = new ArrayList<>();
   private Map<String, Integer> liveBefore = Map.of();
 
-  /** The {@link RdmaOption#PROVIDER} value under test. */
-  protected abstract String provider();
-
-  /** The address servers bind and clients connect to. */
-  protected abstract String host();
-
-  /** Live verbs objects by type; compared before and after each test (empty when unknown). */
-  protected abstract Map<String, Integer> liveResources();
-
   protected RdmaServer rdmaServer() {
-    return RdmaServer.create().host(host()).port(0).option(RdmaOption.PROVIDER, provider());
+    return RdmaServer.create().host(fixture().host()).port(0).option(RdmaOption.PROVIDER, fixture().provider());
   }
 
   protected RdmaClient rdmaClient(int port) {
-    return RdmaClient.create().host(host()).port(port).option(RdmaOption.PROVIDER, provider())
+    return RdmaClient.create().host(fixture().host()).port(port).option(RdmaOption.PROVIDER, fixture().provider())
         .connectTimeout(Duration.ofSeconds(10));
   }
 
@@ -154,7 +148,7 @@ public abstract class AbstractRSocketTransportTest {
 
   @BeforeEach
   void snapshotLiveResources() {
-    liveBefore = liveResources();
+    liveBefore = fixture().liveResources();
   }
 
   @AfterEach
@@ -168,12 +162,12 @@ public abstract class AbstractRSocketTransportTest {
 
   private void awaitNoLeaks() {
     long deadline = System.nanoTime() + WAIT.toNanos();
-    while ((SegmentByteBuf.LIVE.get() != 0 || !liveResources().equals(liveBefore))
+    while ((SegmentByteBuf.LIVE.get() != 0 || !fixture().liveResources().equals(liveBefore))
         && System.nanoTime() < deadline) {
       LockSupport.parkNanos(5_000_000);
     }
     assertThat(SegmentByteBuf.LIVE.get()).as("received frames not released").isZero();
-    assertThat(liveResources()).as("live verbs objects after the test (before: %s)", liveBefore)
+    assertThat(fixture().liveResources()).as("live verbs objects after the test (before: %s)", liveBefore)
         .isEqualTo(liveBefore);
   }
 

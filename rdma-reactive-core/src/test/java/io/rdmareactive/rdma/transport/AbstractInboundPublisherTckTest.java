@@ -29,6 +29,8 @@ import reactor.core.publisher.Flux;
  * onError(IllegalStateException)), so the TCK itself skips the optional multi-subscriber rules 1.11.
  */
 public abstract class AbstractInboundPublisherTckTest extends PublisherVerification<RdmaMessage> {
+  /** The provider under test. */
+  protected abstract TransportFixture fixture();
   private static final Duration WAIT = Duration.ofSeconds(30);
 
   private final List<DisposableRdmaServer> servers = new ArrayList<>();
@@ -44,18 +46,9 @@ public abstract class AbstractInboundPublisherTckTest extends PublisherVerificat
     super(new TestEnvironment(timeoutMillis, noSignalMillis), gcTimeoutMillis);
   }
 
-  /** The {@link RdmaOption#PROVIDER} value under test. */
-  protected abstract String provider();
-
-  /** The address servers bind and clients connect to (an address of an RDMA device for native). */
-  protected abstract String host();
-
-  /** Live verbs objects by type; compared before and after each test. */
-  protected abstract Map<String, Integer> liveResources();
-
   @BeforeMethod
   public void snapshotLiveObjects() {
-    liveBefore = liveResources();
+    liveBefore = fixture().liveResources();
   }
 
   @AfterMethod(alwaysRun = true)
@@ -69,7 +62,7 @@ public abstract class AbstractInboundPublisherTckTest extends PublisherVerificat
       s.disposeNow(WAIT);
     }
     servers.clear();
-    LeakCheck.awaitSame(this::liveResources, liveBefore, WAIT);
+    LeakCheck.awaitSame(() -> fixture().liveResources(), liveBefore, WAIT);
   }
 
   /** A connection whose peer sends {@code elements} messages and then closes. */
@@ -102,12 +95,12 @@ public abstract class AbstractInboundPublisherTckTest extends PublisherVerificat
   }
 
   private RdmaServer server() {
-    return RdmaServer.create().host(host()).port(0).option(RdmaOption.PROVIDER, provider());
+    return RdmaServer.create().host(fixture().host()).port(0).option(RdmaOption.PROVIDER, fixture().provider());
   }
 
   private RdmaConnection connect(DisposableRdmaServer server) {
-    RdmaConnection c = RdmaClient.create().host(host()).port(server.port())
-        .option(RdmaOption.PROVIDER, provider()).connectTimeout(Duration.ofSeconds(10)).connectNow();
+    RdmaConnection c = RdmaClient.create().host(fixture().host()).port(server.port())
+        .option(RdmaOption.PROVIDER, fixture().provider()).connectTimeout(Duration.ofSeconds(10)).connectNow();
     clients.add(c);
     return c;
   }

@@ -24,13 +24,9 @@ import reactor.test.StepVerifier;
  * Soft-RoCE netdev down, in a VM boot of its own (no RC connection works there afterwards).
  */
 public abstract class AbstractPortDownTest {
+  /** The provider under test. */
+  protected abstract TransportFixture fixture();
   protected static final Duration WAIT = Duration.ofSeconds(60);
-
-  /** The {@link RdmaOption#PROVIDER} value under test. */
-  protected abstract String provider();
-
-  /** The address servers bind and clients connect to. */
-  protected abstract String host();
 
   /** The device whose port 1 {@link #portDown()} takes down. */
   protected abstract String device();
@@ -38,23 +34,20 @@ public abstract class AbstractPortDownTest {
   /** Takes port 1 of {@link #device()} down. */
   protected abstract void portDown() throws Exception;
 
-  /** Live verbs objects by type; the same after the test as before it. */
-  protected abstract Map<String, Integer> liveResources();
-
   /** How long the connections may take to notice. */
   protected Duration noticeBound() {
     return Duration.ofSeconds(10);
   }
 
   @RegisterExtension
-  final LeakCheck leakCheck = LeakCheck.settling(this::liveResources, WAIT);
+  final LeakCheck leakCheck = LeakCheck.settling(() -> fixture().liveResources(), WAIT);
 
   @Test
   void aPortGoingDownFailsEveryConnectionOnItNamingTheEvent() throws Exception {
     long threadsBefore = providerThreads();
     String event = "IBV_EVENT_PORT_ERR on " + device() + " port 1";
     Sinks.Many<Throwable> serverSaw = Sinks.many().replay().all();
-    DisposableRdmaServer server = RdmaServer.create().host(host()).port(0).option(RdmaOption.PROVIDER, provider())
+    DisposableRdmaServer server = RdmaServer.create().host(fixture().host()).port(0).option(RdmaOption.PROVIDER, fixture().provider())
         .handle((in, out) -> out.send(in.receive()).doOnError(e -> serverSaw.emitNext(e, Sinks.EmitFailureHandler
             .busyLooping(WAIT)))).bindNow();
     RdmaConnection idle = null;
@@ -94,7 +87,7 @@ public abstract class AbstractPortDownTest {
           .verify(WAIT);
       long end = System.nanoTime();
       Duration noticed = Duration.ofNanos(end - start);
-      System.out.println("port down (" + provider() + "): idle, streaming and server connections failed with "
+      System.out.println("port down (" + fixture().provider() + "): idle, streaming and server connections failed with "
           + event + " within " + noticed.toMillis() + " ms of taking the port down ("
           + Duration.ofNanos(end - returned).toMillis() + " ms after that returned)");
       assertThat(noticed).isLessThan(noticeBound());
@@ -125,7 +118,7 @@ public abstract class AbstractPortDownTest {
   }
 
   private RdmaConnection client(int port) {
-    return RdmaClient.create().host(host()).port(port).option(RdmaOption.PROVIDER, provider())
+    return RdmaClient.create().host(fixture().host()).port(port).option(RdmaOption.PROVIDER, fixture().provider())
         .connectTimeout(Duration.ofSeconds(20)).connectNow();
   }
 

@@ -10,17 +10,14 @@ import reactor.test.StepVerifier;
 
 /** A port going down on the in-memory fabric ({@link InMemoryProvider#portDown}), which stays usable afterwards. */
 class InMemoryPortDownTest extends AbstractPortDownTest {
+  @Override
+  protected TransportFixture fixture() {
+    return InMemoryFixture.INSTANCE;
+  }
+
   private final InMemoryProvider provider = new InMemoryProvider(); // the fabric RdmaOption.PROVIDER selects
 
-  @Override
-  protected String provider() {
-    return InMemoryProvider.NAME;
-  }
 
-  @Override
-  protected String host() {
-    return "127.0.0.1";
-  }
 
   @Override
   protected String device() {
@@ -33,18 +30,14 @@ class InMemoryPortDownTest extends AbstractPortDownTest {
         .isEqualTo(4);
   }
 
-  @Override
-  protected Map<String, Integer> liveResources() {
-    return provider.liveObjects();
-  }
 
   @Test
   void afterThePortWentDownNewConnectionsWorkAndNothingIsFailedTwice() {
     assertThat(provider.portDown(device())).as("no connection open").isZero();
-    DisposableRdmaServer server = RdmaServer.create().host(host()).port(0).option(RdmaOption.PROVIDER, provider())
+    DisposableRdmaServer server = RdmaServer.create().host(fixture().host()).port(0).option(RdmaOption.PROVIDER, fixture().provider())
         .handle((in, out) -> out.send(in.receive())).bindNow();
     try {
-      RdmaConnection c = RdmaClient.create().host(host()).port(server.port()).option(RdmaOption.PROVIDER, provider())
+      RdmaConnection c = RdmaClient.create().host(fixture().host()).port(server.port()).option(RdmaOption.PROVIDER, fixture().provider())
           .connectNow();
       StepVerifier.create(c.outbound().sendString(Mono.just("after")).thenMany(c.inbound().receiveString().take(1)))
           .expectNext("after").expectComplete().verify(WAIT);

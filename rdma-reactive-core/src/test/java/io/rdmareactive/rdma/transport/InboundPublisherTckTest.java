@@ -9,6 +9,10 @@ import java.util.Map;
  * object outliving a test.
  */
 public class InboundPublisherTckTest extends AbstractInboundPublisherTckTest {
+  @Override
+  protected TransportFixture fixture() {
+    return InMemoryFixture.INSTANCE;
+  }
   /** Generous for a loaded 2-core machine: also how long {@code verifyNoAsyncErrors()} waits. */
   static final long TIMEOUT_MILLIS = 1_000;
   static final long NO_SIGNAL_MILLIS = 200;
@@ -17,18 +21,4 @@ public class InboundPublisherTckTest extends AbstractInboundPublisherTckTest {
     super(TIMEOUT_MILLIS, NO_SIGNAL_MILLIS, envPublisherReferenceGCTimeoutMillis());
   }
 
-  @Override
-  protected String provider() {
-    return InMemoryProvider.NAME;
-  }
-
-  @Override
-  protected String host() {
-    return "127.0.0.1";
-  }
-
-  @Override
-  protected Map<String, Integer> liveResources() {
-    return new InMemoryProvider().liveObjects();
-  }
 }

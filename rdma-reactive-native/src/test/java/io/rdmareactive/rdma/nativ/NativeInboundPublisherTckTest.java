@@ -1,5 +1,6 @@
 package io.rdmareactive.rdma.nativ;
 
+import io.rdmareactive.rdma.transport.TransportFixture;
 import io.rdmareactive.rdma.transport.AbstractInboundPublisherTckTest;
 import java.util.Map;
 import org.testng.annotations.BeforeClass;
@@ -14,6 +15,10 @@ import org.testng.annotations.Test;
  */
 @Test(groups = "native")
 public class NativeInboundPublisherTckTest extends AbstractInboundPublisherTckTest {
+  @Override
+  protected TransportFixture fixture() {
+    return NativeFixture.RXE;
+  }
   public NativeInboundPublisherTckTest() {
     super(NativeTck.TIMEOUT_MILLIS, NativeTck.NO_SIGNAL_MILLIS, NativeTck.GC_TIMEOUT_MILLIS);
   }
@@ -25,18 +30,4 @@ public class NativeInboundPublisherTckTest extends AbstractInboundPublisherTckTe
     NativeConnectionProviderTest.openCmDeviceContext();
   }
 
-  @Override
-  protected String provider() {
-    return NativeProvider.NAME;
-  }
-
-  @Override
-  protected String host() {
-    return NativeConnectionProviderTest.HOST;
-  }
-
-  @Override
-  protected Map<String, Integer> liveResources() {
-    return KernelResources.live();
-  }
 }

@@ -1,5 +1,6 @@
 package io.rdmareactive.rdma.nativ;
 
+import io.rdmareactive.rdma.transport.TransportFixture;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmareactive.rdma.transport.AbstractPortDownTest;
@@ -21,6 +22,10 @@ import org.junit.jupiter.api.Tag;
  */
 @Tag("link-fault")
 class NativeLinkFaultTest extends AbstractPortDownTest {
+  @Override
+  protected TransportFixture fixture() {
+    return NativeFixture.RXE;
+  }
   private static final Pattern NETDEV = Pattern.compile("\\bnetdev (\\S+)");
 
   /** The netdev under the device's port 1, found before the clock starts. */
@@ -37,16 +42,6 @@ class NativeLinkFaultTest extends AbstractPortDownTest {
   }
 
   @Override
-  protected String provider() {
-    return NativeProvider.NAME;
-  }
-
-  @Override
-  protected String host() {
-    return NativeConnectionProviderTest.HOST;
-  }
-
-  @Override
   protected String device() {
     return NativeTestSupport.deviceName();
   }
@@ -60,11 +55,6 @@ class NativeLinkFaultTest extends AbstractPortDownTest {
   @Override
   protected void portDown() throws IOException, InterruptedException {
     run("ip", "link", "set", netdev, "down");
-  }
-
-  @Override
-  protected Map<String, Integer> liveResources() {
-    return KernelResources.live();
   }
 
   private static String run(String... command) throws IOException, InterruptedException {

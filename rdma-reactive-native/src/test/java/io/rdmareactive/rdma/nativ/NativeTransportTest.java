@@ -2,16 +2,17 @@ package io.rdmareactive.rdma.nativ;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rdmareactive.rdma.conformance.TestSettings;
-import io.rdmareactive.rdma.transport.AbstractTransportConformanceTest;
+import io.rdmareactive.rdma.transport.TransportConformance;
+import io.rdmareactive.rdma.transport.TransportFixture;
+import io.rdmareactive.rdma.transport.TransportSuite;
 import io.rdmareactive.rdma.transport.DisposableRdmaServer;
 import io.rdmareactive.rdma.transport.RdmaConnection;
 import io.rdmareactive.rdma.transport.RdmaOption;
 import java.time.Duration;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
@@ -22,7 +23,7 @@ import reactor.test.StepVerifier;
  * RDMA_TEST_ADDRESS, default 10.0.0.1). Leaks are checked in the kernel's resource tracker.
  */
 @Tag("native")
-class NativeTransportTest extends AbstractTransportConformanceTest {
+class NativeTransportTest extends TransportConformance {
   @BeforeAll
   static void warmUp() {
     NativeTestSupport.deviceName(); // skips, saying why, where there is no device
@@ -30,91 +31,39 @@ class NativeTransportTest extends AbstractTransportConformanceTest {
   }
 
   @Override
-  protected String provider() {
-    return NativeProvider.NAME;
+  protected TransportFixture fixture() {
+    return NativeFixture.RXE;
   }
 
-  @Override
-  protected String host() {
-    return NativeConnectionProviderTest.HOST;
-  }
-
-  @Override
-  protected Map<String, Integer> liveResources() {
-    return KernelResources.live();
-  }
-
-  /** rxe retries RNR as hardware does (forever at RNR_RETRY 7). */
-  @Override
-  protected boolean retriesReceiverNotReady() {
-    return true;
-  }
-
-  /** The VM runs Java ~13x slower than the host (TCG): a shorter sequence checks the same ordering. */
-  @Override
-  protected int sequenceLength() {
-    return 2_000;
-  }
-
-  /** Under TCG a timer tick and a probe's round trip take far longer than on the host. */
-  @Override
-  protected java.time.Duration keepaliveInterval() {
-    return java.time.Duration.ofSeconds(1);
-  }
-
-  /** Fewer connect attempts racing a dispose under TCG (each is a QP, CQ and PD on rxe0). */
-  @Override
-  protected int raceConnections() {
-    return 16;
-  }
-
-  /**
-   * 10^4 rogue messages under TCG (RDMA_ROGUE_MESSAGES overrides): the heap checks compare after
-   * a tenth and after all, so fewer rogues still show growth per rogue.
-   */
-  @Override
-  protected long rogueMessages() {
-    return TestSettings.rogueMessages(10_000);
-  }
-
-  /** Credits under TCG may take a while to come back: wait longer before calling a rogue stalled. */
-  @Override
-  protected java.time.Duration rogueStall() {
-    return java.time.Duration.ofSeconds(5);
-  }
-
-  /** Fewer connections for the loop tests under TCG; the scale test below has the full count. */
-  @Override
-  protected int loopConnections() {
-    return 50;
-  }
-
-  /** 1,000 connections (both ends in this JVM, 2,000 QPs on rxe0); RDMA_SCALE_CONNECTIONS overrides. */
-  @Override
-  protected int scaleConnections() {
-    return TestSettings.scaleConnections();
-  }
-
-  /**
-   * A handshake that does not finish within HANDSHAKE_TIMEOUT is dropped, and everything made for
-   * it is freed (the resource check after each test). 1 ms is shorter than any handshake on rxe0,
-   * so each attempt fails, or, where the client saw ESTABLISHED before the server gave up, its
-   * connection ends; none reaches the handler. (The in-memory fabric completes a handshake within
-   * the accept, so only a real CM can run this.)
-   */
-  @Test
-  void aHandshakeOverTheHandshakeTimeoutIsDroppedAndItsResourcesFreed() {
-    List<RdmaConnection> served = new CopyOnWriteArrayList<>();
-    DisposableRdmaServer server = bind(server().option(RdmaOption.HANDSHAKE_TIMEOUT, Duration.ofMillis(1))
-        .doOnConnection(served::add)
-        .handle((in, out) -> out.send(in.receive())));
-    for (int i = 0; i < 3; i++) {
-      RdmaConnection c = client(server).connect().onErrorResume(e -> Mono.empty()).block(WAIT);
-      if (c != null) {
-        StepVerifier.create(c.onDispose()).as("a connection whose server side was dropped")
-            .expectComplete().verify(WAIT);
-      }
+  /** What only a real CM can show: the in-memory fabric completes a handshake within the accept. */
+  @Nested
+  class HandshakeDeadline extends TransportSuite {
+    @Override
+    protected TransportFixture fixture() {
+      return NativeFixture.RXE;
     }
-    assertThat(served).as("connections handed to the handler").isEmpty();
+
+    /**
+     * A handshake that does not finish within HANDSHAKE_TIMEOUT is dropped, and everything made for
+     * it is freed (the resource check after each test). 1 ms is shorter than any handshake on rxe0,
+     * so each attempt fails, or, where the client saw ESTABLISHED before the server gave up, its
+     * connection ends; none reaches the handler. (The in-memory fabric completes a handshake within
+     * the accept, so only a real CM can run this.)
+     */
+    @Test
+    void aHandshakeOverTheHandshakeTimeoutIsDroppedAndItsResourcesFreed() {
+      List<RdmaConnection> served = new CopyOnWriteArrayList<>();
+      DisposableRdmaServer server = bind(server().option(RdmaOption.HANDSHAKE_TIMEOUT, Duration.ofMillis(1))
+          .doOnConnection(served::add)
+          .handle((in, out) -> out.send(in.receive())));
+      for (int i = 0; i < 3; i++) {
+        RdmaConnection c = client(server).connect().onErrorResume(e -> Mono.empty()).block(WAIT);
+        if (c != null) {
+          StepVerifier.create(c.onDispose()).as("a connection whose server side was dropped")
+              .expectComplete().verify(WAIT);
+        }
+      }
+      assertThat(served).as("connections handed to the handler").isEmpty();
+    }
   }
 }

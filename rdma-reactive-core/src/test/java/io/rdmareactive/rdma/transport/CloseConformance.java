@@ -1,0 +1,146 @@
+package io.rdmareactive.rdma.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rdmareactive.rdma.conformance.LeakCheck;
+import io.rdmareactive.rdma.ConnectionException;
+import io.rdmareactive.rdma.MessageTooLargeException;
+import io.rdmareactive.rdma.RdmaDevices;
+import io.rdmareactive.rdma.ResourceClosedException;
+import io.rdmareactive.rdma.spi.ConnectionProvider;
+import io.rdmareactive.rdma.spi.EndpointOptions;
+import io.rdmareactive.rdma.spi.Listener;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.test.StepVerifier;
+
+/** Close and dispose, from either end and mid-stream, and what a disposed connection still answers. */
+public abstract class CloseConformance extends TransportSuite {
+
+  @Test
+  void cancellingMidStreamFreesEverything() {
+    DisposableRdmaServer server = bind(server().handle((in, out) ->
+        out.send(Flux.<byte[], Long>generate(() -> 0L, (i, sink) -> {
+          sink.next(number(i));
+          return i + 1;
+        }))));
+    RdmaClient client = client(server);
+    StepVerifier.create(client.connect().flatMapMany(c -> c.inbound().receiveBytes()
+            .doFinally(s -> c.dispose())), 0)
+        .thenRequest(50)
+        .expectNextCount(50)
+        .thenCancel()
+        .verify(WAIT);
+    // closeAndCheckNothingLeaked: the client's connection and, once it noticed, the server's are freed.
+  }
+
+  @Test
+  void peerDisposeCompletesInboundAndErrorsPendingOutbound() {
+    AtomicReference<RdmaConnection> serverSide = new AtomicReference<>();
+    DisposableRdmaServer server = bind(server().doOnConnection(serverSide::set)
+        .handle((in, out) -> out.sendString(Mono.just("before"))));
+    RdmaConnection c = connect(client(server));
+    Mono<List<String>> inbound = c.inbound().receiveString().collectList().cache();
+    inbound.subscribe();
+    long start = System.nanoTime();
+    // The server's handler completes after its one message, which disposes its side.
+    StepVerifier.create(c.outbound().send(Flux.never()))
+        .expectErrorSatisfies(e -> assertReason(e, ConnectionException.Reason.RESET))
+        .verify(WAIT);
+    StepVerifier.create(inbound).expectNext(List.of("before")).expectComplete().verify(WAIT);
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(5));
+    StepVerifier.create(c.onDispose()).expectComplete().verify(WAIT);
+    StepVerifier.create(serverSide.get().onDispose()).expectComplete().verify(WAIT);
+    StepVerifier.create(c.outbound().sendString(Mono.just("after")))
+        .expectErrorSatisfies(e -> assertReason(e, ConnectionException.Reason.RESET))
+        .verify(WAIT);
+  }
+
+  @Test
+  void clientDisposeErrorsTheServersPendingOutbound() {
+    Sinks.One<Throwable> serverSend = Sinks.one();
+    Sinks.Empty<Void> sending = Sinks.empty();
+    DisposableRdmaServer server = bind(server().handle((in, out) ->
+        out.send(Flux.never().doOnSubscribe(s -> sending.tryEmitEmpty())).doOnError(serverSend::tryEmitValue)));
+    RdmaConnection c = connect(client(server));
+    StepVerifier.create(sending.asMono()).expectComplete().verify(WAIT);
+    c.dispose();
+    StepVerifier.create(serverSend.asMono())
+        .assertNext(e -> assertReason(e, ConnectionException.Reason.RESET))
+        .expectComplete()
+        .verify(WAIT);
+  }
+
+  @Test
+  void cancellingAConnectInProgressFreesEverything() {
+    ConnectionProvider cp = fixture().connections();
+    try (Listener listener = cp.listen(new InetSocketAddress(fixture().host(), 0), new EndpointOptions(4, 4, 0, new byte[0]))) {
+      StepVerifier.create(client(listener.boundAddress().getPort()).connect())
+          .expectSubscription()
+          .thenAwait(Duration.ofMillis(100))
+          .thenCancel()
+          .verify(WAIT);
+    }
+    // closeAndCheckNothingLeaked: the half-made endpoint and its buffers are gone.
+  }
+
+  @Test
+  void clientDisposeCompletesTheServersInbound() {
+    Sinks.One<Long> serverInbound = Sinks.one();
+    DisposableRdmaServer server = bind(server().handle((in, out) ->
+        in.receive().doOnNext(RdmaMessage::release).count().doOnNext(serverInbound::tryEmitValue).then()));
+    RdmaConnection c = connect(client(server));
+    StepVerifier.create(c.outbound().sendString(Flux.just("a", "b", "c"))).expectComplete().verify(WAIT);
+    c.dispose();
+    StepVerifier.create(serverInbound.asMono()).expectNext(3L).expectComplete().verify(WAIT);
+    StepVerifier.create(c.onDispose()).expectComplete().verify(WAIT);
+  }
+
+  @Test
+  void useAfterDisposeFailsWithResourceClosed() {
+    DisposableRdmaServer server = bind(server());
+    RdmaConnection c = connect(client(server));
+    c.dispose();
+    StepVerifier.create(c.onDispose()).expectComplete().verify(WAIT);
+    assertThat(c.isDisposed()).isTrue();
+    StepVerifier.create(c.outbound().sendString(Mono.just("late")))
+        .expectError(ResourceClosedException.class).verify(WAIT);
+    StepVerifier.create(c.inbound().receive()).expectError(ResourceClosedException.class).verify(WAIT);
+  }
+
+  @Test
+  void connectionHooksComposeInsteadOfReplacing() {
+    var calls = new java.util.concurrent.CopyOnWriteArrayList<String>();
+    DisposableRdmaServer server = bind(server()
+        .doOnConnection(c -> calls.add("server-connected-1")).doOnConnection(c -> calls.add("server-connected-2"))
+        .handle((in, out) -> out.send(in.receive())));
+    RdmaConnection conn = client(server)
+        .doOnConnected(c -> calls.add("client-connected-1")).doOnConnected(c -> calls.add("client-connected-2"))
+        .doOnDisconnected(c -> calls.add("client-disconnected-1")).doOnDisconnected(c -> calls.add("client-disconnected-2"))
+        .connectNow();
+    StepVerifier.create(conn.outbound().sendString(Mono.just("hi")).thenMany(conn.inbound().receiveString().take(1)))
+        .expectNext("hi").verifyComplete();
+    conn.dispose();
+    StepVerifier.create(conn.onDispose()).verifyComplete();
+    assertThat(calls).containsSubsequence("client-connected-1", "client-connected-2")
+        .containsSubsequence("client-disconnected-1", "client-disconnected-2")
+        .contains("server-connected-1", "server-connected-2");
+  }
+}

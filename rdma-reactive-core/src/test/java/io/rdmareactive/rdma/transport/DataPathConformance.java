@@ -1,0 +1,227 @@
+package io.rdmareactive.rdma.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rdmareactive.rdma.conformance.LeakCheck;
+import io.rdmareactive.rdma.ConnectionException;
+import io.rdmareactive.rdma.MessageTooLargeException;
+import io.rdmareactive.rdma.RdmaDevices;
+import io.rdmareactive.rdma.ResourceClosedException;
+import io.rdmareactive.rdma.spi.ConnectionProvider;
+import io.rdmareactive.rdma.spi.EndpointOptions;
+import io.rdmareactive.rdma.spi.Listener;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.test.StepVerifier;
+
+/** The data path: payloads of every size, ordering, flow control and releases. */
+public abstract class DataPathConformance extends TransportSuite {
+
+
+  @Test
+  void echoesPayloadsFromOneByteToOneMebibyte() {
+    DisposableRdmaServer server = bind(server().handle((in, out) -> out.send(in.receive())));
+    RdmaConnection c = connect(client(server));
+    int[] sizes = {1, 2, 100, 4095, 16 * 1024 - 1, 16 * 1024, 16 * 1024 + 1, 65_536, 300_001, 1 << 20};
+    List<byte[]> payloads = new ArrayList<>();
+    for (int i = 0; i < sizes.length; i++) {
+      payloads.add(random(sizes[i], i));
+    }
+    Mono<List<byte[]>> echoed = c.inbound().receiveBytes().take(sizes.length).collectList();
+    StepVerifier.create(Mono.zip(c.outbound().send(Flux.fromIterable(payloads)).thenReturn(true), echoed)
+            .map(t -> t.getT2()))
+        .assertNext(got -> {
+          assertThat(got).hasSize(sizes.length);
+          for (int i = 0; i < sizes.length; i++) {
+            assertThat(got.get(i)).as("payload %d of %d bytes", i, sizes[i]).isEqualTo(payloads.get(i));
+          }
+        })
+        .expectComplete()
+        .verify(WAIT);
+    assertThat(c.statistics().messagesSent()).isEqualTo(sizes.length);
+    assertThat(c.statistics().messagesReceived()).isEqualTo(sizes.length);
+  }
+
+  @Test
+  void anIdleConnectionPinsOneReceiveChunkAndABusyOneGrowsToItsBufferCount() {
+    int bufferSize = 16 * 1024;
+    int count = 64;
+    long oneChunk = (long) Math.max(RegisteredBuffers.MIN_CHUNK_BUFFERS, RegisteredBuffers.CHUNK_BYTES / bufferSize)
+        * bufferSize;
+    Sinks.One<RdmaConnection> serverSide = Sinks.one();
+    DisposableRdmaServer server = bind(server().option(RdmaOption.BUFFER_SIZE, bufferSize)
+        .option(RdmaOption.BUFFER_COUNT, count)
+        .doOnConnection(serverSide::tryEmitValue)
+        .handle((in, out) -> out.send(in.receive())));
+    RdmaConnection c = connect(client(server).option(RdmaOption.BUFFER_SIZE, bufferSize)
+        .option(RdmaOption.BUFFER_COUNT, count));
+    RdmaConnection s = serverSide.asMono().block(WAIT);
+    assertThat(c.statistics().registeredBytes()).as("an idle client").isEqualTo(oneChunk);
+    assertThat(s.statistics().registeredBytes()).as("an idle server connection").isEqualTo(oneChunk);
+
+    // A burst of messages of a full buffer each, all in flight at once, needs more of both pools.
+    int n = 500;
+    StepVerifier.create(Mono.zip(c.outbound().send(Flux.range(0, n).map(i -> random(bufferSize, i))).thenReturn(true),
+            c.inbound().receiveBytes().take(n).count()).map(t -> t.getT2()))
+        .expectNext((long) n)
+        .expectComplete()
+        .verify(Duration.ofSeconds(60));
+    long busy = c.statistics().registeredBytes();
+    assertThat(busy).as("a busy client").isGreaterThan(oneChunk).isLessThanOrEqualTo((2L * count + ConnectionOperations.RESERVE) * bufferSize);
+  }
+
+  @Test
+  void sequencesArriveCompleteAndInOrderBothWays() {
+    int n = fixture().sequenceLength();
+    Sinks.One<Long> serverSaw = Sinks.one();
+    DisposableRdmaServer server = bind(server().handle((in, out) -> Mono.when(
+        out.send(Flux.range(0, n).map(i -> number(i))),
+        checkSequence(in, n).doOnNext(serverSaw::tryEmitValue))));
+    RdmaConnection c = connect(client(server));
+    StepVerifier.create(Mono.zip(c.outbound().send(Flux.range(0, n).map(i -> number(i))).thenReturn(true),
+            checkSequence(c.inbound(), n)).map(t -> t.getT2()))
+        .expectNext((long) n)
+        .expectComplete()
+        .verify(Duration.ofSeconds(60));
+    StepVerifier.create(serverSaw.asMono()).expectNext((long) n).expectComplete().verify(WAIT);
+    assertThat(c.statistics().receiverNotReady()).isZero();
+    assertThat(c.statistics().creditViolations()).isZero();
+  }
+
+  /** Counts messages that carry 0, 1, 2, ... in order; fails at the first gap, duplicate or reordering. */
+  static Mono<Long> checkSequence(RdmaInbound in, int n) {
+    AtomicLong expected = new AtomicLong();
+    return in.receive().take(n).map(m -> {
+      try {
+        long got = m.asByteBuffer().getLong();
+        long want = expected.getAndIncrement();
+        if (got != want) {
+          throw new AssertionError("expected message " + want + ", got " + got);
+        }
+        return got;
+      } finally {
+        m.release();
+      }
+    }).count();
+  }
+
+  @Test
+  void aSlowConsumerHoldsTheSenderBack() {
+    int n = 300;
+    int bufferCount = 8;
+    AtomicInteger produced = new AtomicInteger();
+    AtomicInteger consumed = new AtomicInteger();
+    AtomicInteger maxAhead = new AtomicInteger();
+    AtomicReference<RdmaConnection> serverSide = new AtomicReference<>();
+    DisposableRdmaServer server = bind(server().option(RdmaOption.BUFFER_COUNT, bufferCount)
+        .doOnConnection(serverSide::set)
+        .handle((in, out) -> in.receiveBytes()
+            .delayElements(Duration.ofMillis(1))
+            .doOnNext(b -> {
+              consumed.incrementAndGet();
+              maxAhead.accumulateAndGet(produced.get() - consumed.get(), Math::max);
+            })
+            .then()));
+    RdmaConnection c = connect(client(server).option(RdmaOption.BUFFER_COUNT, bufferCount));
+    StepVerifier.create(c.outbound().send(Flux.range(0, n).doOnNext(i -> produced.incrementAndGet())
+            .map(i -> number(i))))
+        .expectComplete()
+        .verify(WAIT);
+    // What may be ahead of the consumer: delayElements' prefetch (32), the receiver's posted buffers
+    // and the sender's queue (bufferCount + 2 each), a message in hand. Without flow control all 300 would be.
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (consumed.get() < n && System.nanoTime() < deadline) {
+      LockSupport.parkNanos(1_000_000);
+    }
+    assertThat(consumed.get()).isEqualTo(n);
+    assertThat(maxAhead.get()).as("messages produced but not yet consumed, at most").isLessThanOrEqualTo(
+        32 + 2 * (bufferCount + ConnectionOperations.RESERVE) + 2);
+    RdmaStatistics sender = c.statistics();
+    RdmaStatistics receiver = serverSide.get().statistics();
+    assertThat(sender.receiverNotReady()).isZero();
+    assertThat(receiver.receiverNotReady()).isZero();
+    assertThat(sender.creditViolations()).isZero();
+    assertThat(sender.creditStalls()).as("a slow consumer makes the sender wait for credits").isPositive();
+    assertThat(sender.completionErrors() + receiver.completionErrors()).isZero();
+    assertThat(sender.maxSendsInFlight()).isLessThanOrEqualTo(bufferCount + ConnectionOperations.RESERVE);
+    assertThat(receiver.creditUpdatesSent()).as("the idle direction grants through credit updates").isPositive();
+    // Updates never answer updates forever: far fewer of them than messages.
+    assertThat(receiver.creditUpdatesSent() + sender.creditUpdatesSent()).isLessThan(n);
+  }
+
+  /** An {@link OutboundMessage} that records its releases. */
+  static final class CountingMessage implements OutboundMessage {
+    final byte[] bytes;
+    final AtomicInteger releases = new AtomicInteger();
+
+    CountingMessage(byte[] bytes) {
+      this.bytes = bytes;
+    }
+
+    @Override
+    public int length() {
+      return bytes.length;
+    }
+
+    @Override
+    public void copyTo(long offset, java.lang.foreign.MemorySegment target, long targetOffset, int length) {
+      java.lang.foreign.MemorySegment.copy(bytes, (int) offset, target, java.lang.foreign.ValueLayout.JAVA_BYTE,
+          targetOffset, length);
+    }
+
+    @Override
+    public void release() {
+      releases.incrementAndGet();
+    }
+  }
+
+  @Test
+  void outboundMessagesCopyThemselvesInWholeOrInFragmentsAndAreReleasedOnce() {
+    DisposableRdmaServer server = bind(server().option(RdmaOption.BUFFER_SIZE, 1024)
+        .handle((in, out) -> out.send(in.receive())));
+    RdmaConnection c = connect(client(server).option(RdmaOption.BUFFER_SIZE, 1024)
+        .option(RdmaOption.MAX_MESSAGE_SIZE, 100_000));
+    byte[] small = random(100, 1);
+    byte[] large = random(10_000, 2); // ten fragments: copyTo at ten offsets
+    CountingMessage a = new CountingMessage(small);
+    CountingMessage b = new CountingMessage(large);
+    StepVerifier.create(Mono.zip(c.outbound().send(Flux.just(a, b)).thenReturn(true),
+            c.inbound().receiveBytes().take(2).collectList()).map(t -> t.getT2()))
+        .assertNext(l -> assertThat(l).containsExactly(small, large))
+        .expectComplete()
+        .verify(WAIT);
+    assertThat(a.releases).hasValue(1);
+    assertThat(b.releases).hasValue(1);
+    CountingMessage tooLarge = new CountingMessage(new byte[100_001]);
+    StepVerifier.create(c.outbound().send(Mono.just(tooLarge)))
+        .expectError(MessageTooLargeException.class)
+        .verify(WAIT);
+    assertThat(tooLarge.releases).as("dropped: released all the same").hasValue(1);
+    assertThat(c.statistics().bytesSent()).isEqualTo(small.length + large.length);
+  }
+
+  @Test
+  void inboundAcceptsOneSubscriber() {
+    DisposableRdmaServer server = bind(server());
+    RdmaConnection c = connect(client(server));
+    c.inbound().receive().subscribe();
+    StepVerifier.create(c.inbound().receive()).expectError(IllegalStateException.class).verify(WAIT);
+  }
+}

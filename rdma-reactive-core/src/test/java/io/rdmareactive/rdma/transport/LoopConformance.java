@@ -1,0 +1,122 @@
+package io.rdmareactive.rdma.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rdmareactive.rdma.conformance.LeakCheck;
+import io.rdmareactive.rdma.ConnectionException;
+import io.rdmareactive.rdma.MessageTooLargeException;
+import io.rdmareactive.rdma.RdmaDevices;
+import io.rdmareactive.rdma.ResourceClosedException;
+import io.rdmareactive.rdma.spi.ConnectionProvider;
+import io.rdmareactive.rdma.spi.EndpointOptions;
+import io.rdmareactive.rdma.spi.Listener;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.test.StepVerifier;
+
+/** Loops and scale: many connections share a few named loop threads, which end with the last of them. */
+public abstract class LoopConformance extends TransportSuite {
+
+  @Test
+  void manyConnectionsShareTwoEventLoops() {
+    echoOnLoops(RdmaLoopResources.create("conf-event", 2), "conf-event-");
+  }
+
+  @Test
+  void atScaleThreadsStayAtTheLoopCount() {
+    long before = Thread.activeCount();
+    int peak = echoOnLoops(RdmaLoopResources.create("conf-scale", 4), "conf-scale-", fixture().scaleConnections());
+    assertThat(peak - before).as("threads added at peak with %d connections", fixture().scaleConnections())
+        .isLessThanOrEqualTo(4 + 32); // the loops, plus Reactor's bounded-elastic workers for connects
+  }
+
+  @Test
+  void manyConnectionsShareTwoBusyPollingLoops() {
+    echoOnLoops(RdmaLoopResources.busyPoll("conf-spin", 2, io.rdmareactive.rdma.verbs.IdleStrategy.backoff()),
+        "conf-spin-");
+  }
+
+  @Test
+  void eventLoopsWithoutPollBudgetSleepAfterEachCompletion() {
+    echoOnLoops(RdmaLoopResources.create("conf-nobudget", 1, Duration.ZERO), "conf-nobudget-");
+  }
+
+  /**
+   * N clients and their server connections on {@code loops}: each echoes and checks messages;
+   * completions run on the loops' threads only, their number stays at most the loop count
+   * whatever N, and when all are closed the loops hold no channel and their threads end.
+   */
+  void echoOnLoops(RdmaLoopResources loops, String threadPrefix) {
+    echoOnLoops(loops, threadPrefix, fixture().loopConnections());
+  }
+
+  /** Returns the JVM's thread count at its peak (all connections open and echoing). */
+  int echoOnLoops(RdmaLoopResources loops, String threadPrefix, int n) {
+    long t0 = System.nanoTime();
+    java.util.Set<String> serverThreads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    DisposableRdmaServer server = bind(server().runOn(loops).option(RdmaOption.BUFFER_COUNT, 4)
+        .option(RdmaOption.BUFFER_SIZE, 1024)
+        .handle((in, out) -> out.send(in.receive().doOnNext(m -> serverThreads.add(Thread.currentThread().getName())))));
+    RdmaClient client = client(server).runOn(loops).option(RdmaOption.BUFFER_COUNT, 4)
+        .option(RdmaOption.BUFFER_SIZE, 1024).connectTimeout(Duration.ofSeconds(60)); // TCG, spinning loops
+    List<RdmaConnection> conns = Flux.range(0, n).flatMap(i -> client.connect(), 16).collectList().block(WAIT.multipliedBy(4));
+    assertThat(conns).hasSize(n);
+    clients.addAll(conns);
+    assertThat(loopThreads(threadPrefix)).as("loop threads with %d connections among %s", n, Thread.getAllStackTraces().keySet().stream().map(Thread::getName).sorted().toList()).isBetween(1L, (long) loops.loopCount());
+    Flux.fromIterable(conns).index().flatMap(t -> {
+      RdmaConnection c = t.getT2();
+      List<String> sent = List.of("a" + t.getT1(), "b" + t.getT1(), "c" + t.getT1());
+      return c.outbound().sendString(Flux.fromIterable(sent)).then()
+          .and(c.inbound().receiveString().take(3).collectList().doOnNext(got -> assertThat(got).isEqualTo(sent)));
+    }, 32).then().block(WAIT.multipliedBy(4));
+    // Everything runs on the loops, also the drain that a request from the handler's
+    // bounded-elastic thread starts: it is handed to the connection's loop.
+    assertThat(serverThreads).isNotEmpty().allMatch(name -> name.startsWith(threadPrefix), "a loop thread");
+    int peak = Thread.activeCount();
+    long giveUps = ConnectionCloser.FLUSH_GIVE_UPS.get();
+    long t1 = System.nanoTime();
+    for (RdmaConnection c : conns) {
+      c.dispose();
+    }
+    Flux.fromIterable(conns).flatMap(RdmaConnection::onDispose).then().block(WAIT.multipliedBy(4));
+    clients.removeAll(conns);
+    server.disposeNow(WAIT);
+    servers.remove(server);
+    // Every close saw all its flush completions: none waited out the flush bound. (Closing 1,000
+    // at once on rxe did, while closing shared arenas kept the loops from reading their CQs.)
+    assertThat(ConnectionCloser.FLUSH_GIVE_UPS.get() - giveUps).as("closes that gave up on flush completions")
+        .isZero();
+    StepVerifier.create(loops.disposeLater()).verifyComplete();
+    assertThat(loops.channelCount()).isZero();
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (loopThreads(threadPrefix) > 0 && System.nanoTime() < deadline) {
+      LockSupport.parkNanos(10_000_000);
+    }
+    assertThat(loopThreads(threadPrefix)).as("loop threads after every connection closed").isZero();
+    assertThatThrownBy(() -> client.connectNow()).hasMessageContaining("disposed");
+    System.out.printf("%s: %d connections on %s: connect+echo %d ms, close %d ms, %d threads at peak%n", fixture().provider(), n,
+        loops, (t1 - t0) / 1_000_000, (System.nanoTime() - t1) / 1_000_000, peak);
+    return peak;
+  }
+
+  static long loopThreads(String prefix) {
+    return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().startsWith(prefix)).count();
+  }
+}

@@ -1,0 +1,230 @@
+package io.rdmareactive.rdma.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rdmareactive.rdma.conformance.LeakCheck;
+import io.rdmareactive.rdma.ConnectionException;
+import io.rdmareactive.rdma.MessageTooLargeException;
+import io.rdmareactive.rdma.RdmaDevices;
+import io.rdmareactive.rdma.ResourceClosedException;
+import io.rdmareactive.rdma.spi.ConnectionProvider;
+import io.rdmareactive.rdma.spi.EndpointOptions;
+import io.rdmareactive.rdma.spi.Listener;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.test.StepVerifier;
+
+/** Rogue peers: a peer that breaks the protocol or floods loses its own connection only, and the heap stays bounded. */
+public abstract class RoguePeerConformance extends TransportSuite {
+
+
+  @Test
+  void aPeerGrantingMoreCreditsThanItHasBuffersLosesItsConnectionOnly() {
+    rogueBreaksTheProtocol(rogue -> rogue.send(Protocol.immediate(0xFFFF, false, false), 8), "more than the");
+  }
+
+  @Test
+  void aPeerSendingReservedHeaderBitsLosesItsConnectionOnly() {
+    rogueBreaksTheProtocol(rogue -> rogue.send(1 << 30, 8), "without a valid rdma-reactive header");
+  }
+
+  @Test
+  void aPeerSendingACreditUpdateWithAPayloadLosesItsConnectionOnly() {
+    rogueBreaksTheProtocol(rogue -> rogue.send(Protocol.immediate(0, false, true), 100), "credit update with a payload");
+  }
+
+  @Test
+  void aPeerSendingAMessageAboveTheMaximumLosesItsConnectionOnly() {
+    // Fragments of 4 KiB against a maximum of 8 KiB: the third breaks it (or, should the victim
+    // not yet have announced the receives it posted, the credits do).
+    rogueBreaksTheProtocol(rogue -> {
+      for (int i = 0; i < 4; i++) {
+        rogue.send(Protocol.immediate(0, true, false), RoguePeer.BUFFER);
+      }
+    }, "");
+  }
+
+  /**
+   * A rogue peer connects to a server whose handler reads, breaks the protocol as {@code act}
+   * does, and must lose its connection with a typed error that names the violation; the server
+   * counts it and still serves a good client; nothing leaks (checked after each test).
+   */
+  void rogueBreaksTheProtocol(java.util.function.Consumer<RoguePeer> act, String violation) {
+    Sinks.One<Throwable> victimSaw = Sinks.one();
+    Sinks.Empty<Void> reading = Sinks.empty();
+    AtomicReference<RdmaConnection> victim = new AtomicReference<>();
+    DisposableRdmaServer server = bind(server().option(RdmaOption.MAX_MESSAGE_SIZE, 8192)
+        .doOnConnection(victim::set)
+        .handle((in, out) -> in.receive().doOnSubscribe(s -> reading.tryEmitEmpty()).doOnNext(RdmaMessage::release)
+            .doOnError(victimSaw::tryEmitValue).onErrorResume(e -> Mono.empty()).then()));
+    try (RoguePeer rogue = RoguePeer.connect(fixture().connections(), new InetSocketAddress(fixture().host(), server.port()), 8, WAIT)) {
+      // Misbehave once the victim's handler reads: its receive() then carries the typed error.
+      StepVerifier.create(reading.asMono()).expectComplete().verify(WAIT);
+      // ... and has posted receives for its demand and granted them: otherwise the rogue's sends
+      // beyond the reserve could meet "receiver not ready" instead of the check under test.
+      long deadline = System.nanoTime() + WAIT.toNanos();
+      while (victim.get().statistics().creditUpdatesSent() == 0 && System.nanoTime() < deadline) {
+        LockSupport.parkNanos(1_000_000);
+      }
+      act.accept(rogue);
+      StepVerifier.create(victimSaw.asMono())
+          .assertNext(e -> assertThat(e).isInstanceOf(io.rdmareactive.rdma.ProtocolViolationException.class)
+              .hasMessageContaining("broke the protocol").hasMessageContaining(violation))
+          .expectComplete()
+          .verify(WAIT);
+      StepVerifier.create(victim.get().onDispose()).expectComplete().verify(WAIT);
+      assertThat(victim.get().statistics().creditViolations()).isEqualTo(1);
+    }
+    RdmaConnection good = connect(client(server));
+    StepVerifier.create(good.outbound().sendString(Mono.just("fine")).then()).expectComplete().verify(WAIT);
+  }
+
+  @Test
+  void aPeerFloodingAHandlerThatNeverRequestsStallsOnCreditsAndTheHeapStaysBounded() {
+    floodAHandlerThatNeverRequests(1);
+  }
+
+  @Test
+  void aPeerFloodingFragmentedMessagesAtAHandlerThatNeverRequestsStallsOnCreditsAndTheHeapStaysBounded() {
+    floodAHandlerThatNeverRequests(4);
+  }
+
+  /**
+   * A rogue that keeps to its credits to the letter (using the last one too) tries {@link
+   * #fixture().rogueMessages()} messages of {@code fragments} SENDs at a handler that subscribed and never
+   * requests: the victim holds at most its receive buffers' worth of messages, stops granting, the
+   * rogue stalls, and the retained heap does not grow with what it tried to send.
+   */
+  void floodAHandlerThatNeverRequests(int fragments) {
+    int bufferCount = 8;
+    long n = fixture().rogueMessages();
+    Sinks.Empty<Void> subscribed = Sinks.empty();
+    AtomicReference<RdmaConnection> victim = new AtomicReference<>();
+    DisposableRdmaServer server = bind(server().option(RdmaOption.BUFFER_COUNT, bufferCount)
+        .doOnConnection(victim::set)
+        .handle((in, out) -> {
+          in.receive().subscribe(new reactor.core.publisher.BaseSubscriber<RdmaMessage>() {
+            @Override
+            protected void hookOnSubscribe(org.reactivestreams.Subscription s) {
+              subscribed.tryEmitEmpty(); // and no request, ever
+            }
+          });
+          return Mono.never();
+        }));
+    long sends;
+    long before;
+    long after;
+    try (RoguePeer rogue = RoguePeer.connect(fixture().connections(), new InetSocketAddress(fixture().host(), server.port()), 8, WAIT)) {
+      StepVerifier.create(subscribed.asMono()).expectComplete().verify(WAIT);
+      before = retainedHeap();
+      sends = rogue.sendWithinCredits(n, fragments, RoguePeer.BUFFER, fixture().rogueStall());
+      after = retainedHeap();
+      RdmaStatistics s = victim.get().statistics();
+      System.out.printf("%s: a rogue tried %d messages of %d x %d B at a handler that never requests: %d SENDs let in,"
+          + " %d messages held, retained heap %+d KiB%n", fixture().provider(), n, fragments, RoguePeer.BUFFER, sends,
+          s.messagesReceived(), (after - before) / 1024);
+      // Whole messages wait for the subscriber; a fragmented one's pieces are in its reassembly.
+      long held = bufferCount + ConnectionOperations.RESERVE;
+      assertThat(s.messagesReceived()).as("messages the victim holds for a subscriber without demand")
+          .isLessThanOrEqualTo(held);
+      assertThat(sends).as("SENDs the victim let in of the %d x %d it was offered", n, fragments)
+          .isLessThanOrEqualTo((held + 1) * fragments);
+      assertThat(s.creditViolations()).as("the rogue kept to its credits").isZero();
+    }
+    long offered = n * fragments * RoguePeer.BUFFER;
+    assertThat(after - before).as("retained heap growth, where keeping the %d messages offered would cost %d MiB",
+        n, offered / MiB).isLessThan(4 * MiB);
+    StepVerifier.create(victim.get().onDispose()).expectComplete().verify(WAIT);
+    RdmaConnection good = connect(client(server));
+    StepVerifier.create(good.outbound().sendString(Mono.just("fine")).then()).expectComplete().verify(WAIT);
+  }
+
+  /**
+   * Rogues connect one after another to one server, each sends messages within its credits, then
+   * breaks a rule (in turn: grants beyond its buffers, reserved header bits, a credit update with
+   * a payload, a message above the maximum, or the first fragments of a message and then goodbye),
+   * until {@link #fixture().rogueMessages()} messages went in all. Each rule break fails that connection
+   * with a ProtocolViolationException, the one that stops mid-message just ends; the retained
+   * heap after all of them is what it was after a tenth of them (nothing per connection stays),
+   * verbs objects return to their baseline (checked after each test), and a good client is served.
+   */
+  @Test
+  void roguesBreakingTheProtocolConnectionAfterConnectionLeaveNothingBehind() {
+    int maxMessage = 4 * RoguePeer.BUFFER;
+    int perConnection = 100;
+    long n = fixture().rogueMessages();
+    long rogues = Math.max(10, n / (perConnection + 1));
+    java.util.concurrent.BlockingQueue<Object> ends = new java.util.concurrent.LinkedBlockingQueue<>();
+    DisposableRdmaServer server = bind(server().option(RdmaOption.MAX_MESSAGE_SIZE, maxMessage)
+        .option(RdmaOption.BUFFER_COUNT, 8)
+        .handle((in, out) -> in.receive().doOnNext(RdmaMessage::release).then()
+            .doOnSuccess(v -> ends.add("completed")).doOnError(ends::add).onErrorResume(e -> Mono.empty())));
+    InetSocketAddress address = new InetSocketAddress(fixture().host(), server.port());
+    long messages = 0;
+    long tenth = 0;
+    int violations = 0;
+    int midMessage = 0;
+    for (long r = 0; r < rogues; r++) {
+      if (r == rogues / 10) {
+        tenth = retainedHeap();
+      }
+      int rule = (int) (r % 5);
+      try (RoguePeer rogue = RoguePeer.connect(fixture().connections(), address, 8, WAIT)) {
+        assertThat(rogue.sendWithinCredits(perConnection, 1, 64, WAIT)).as("messages a reading victim let in")
+            .isEqualTo(perConnection);
+        messages += perConnection + 1;
+        switch (rule) {
+          case 0 -> assertThat(rogue.sendOnACredit(Protocol.immediate(0xFFFF, false, false), 8, WAIT)).isTrue();
+          case 1 -> assertThat(rogue.sendOnACredit(1 << 30, 8, WAIT)).isTrue();
+          case 2 -> assertThat(rogue.sendOnACredit(Protocol.immediate(0, false, true), 100, WAIT)).isTrue();
+          case 3 -> rogue.sendWithinCredits(1, maxMessage / RoguePeer.BUFFER + 1, RoguePeer.BUFFER, WAIT);
+          default -> rogue.sendFirstFragmentsWithinCredits(maxMessage / RoguePeer.BUFFER - 1, RoguePeer.BUFFER, WAIT);
+        }
+        if (rule < 4) {
+          violations++;
+          Object end = poll(ends);
+          assertThat(end).as("how rogue %d (rule %d) ended: %s", r, rule, end instanceof Throwable t && t.getCause() != null ? t.getCause().getMessage() : "")
+              .isInstanceOf(io.rdmareactive.rdma.ProtocolViolationException.class);
+          assertThat((Throwable) end).hasMessageContaining("broke the protocol");
+        }
+      }
+      if (rule == 4) {
+        // It went away mid-message: the victim drops the pieces it holds and says so with a RESET
+        // (or one for its credit update to the rogue, should that have gone first), not a clean end.
+        Object end = poll(ends);
+        assertThat(end).as("how rogue %d (stopped mid-message) ended", r).isInstanceOf(ConnectionException.class);
+        assertReason((Throwable) end, ConnectionException.Reason.RESET);
+        midMessage += ((Throwable) end).getMessage().contains("in the middle of a message") ? 1 : 0;
+      }
+    }
+    long all = retainedHeap();
+    long perRogue = 3L * RoguePeer.BUFFER; // the pieces each fifth rogue left in its reassembly, at least
+    System.out.printf("%s: %d rogues, %d messages, %d rule breaks, %d of %d stopped mid-message seen as such: retained"
+        + " heap after a tenth %d KiB, after all %d KiB (%+d KiB)%n", fixture().provider(), rogues, messages, violations,
+        midMessage, rogues - violations, tenth / 1024, all / 1024, (all - tenth) / 1024);
+    assertThat(midMessage).as("rogues whose victim said it lost a message in the middle").isPositive();
+    assertThat(messages).isGreaterThanOrEqualTo(Math.min(n, rogues * (perConnection + 1)));
+    assertThat(all - tenth).as("retained heap growth over %d rogues, where keeping each stopped one's reassembly"
+        + " alone would cost %d KiB", rogues - rogues / 10, (rogues - rogues / 10) / 5 * perRogue / 1024)
+        .isLessThan(2 * MiB);
+    RdmaConnection good = connect(client(server));
+    StepVerifier.create(good.outbound().sendString(Mono.just("fine")).then()).expectComplete().verify(WAIT);
+  }
+}

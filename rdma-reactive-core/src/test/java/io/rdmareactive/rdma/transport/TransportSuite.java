@@ -1,0 +1,130 @@
+package io.rdmareactive.rdma.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rdmareactive.rdma.conformance.LeakCheck;
+import io.rdmareactive.rdma.ConnectionException;
+import io.rdmareactive.rdma.MessageTooLargeException;
+import io.rdmareactive.rdma.RdmaDevices;
+import io.rdmareactive.rdma.ResourceClosedException;
+import io.rdmareactive.rdma.spi.ConnectionProvider;
+import io.rdmareactive.rdma.spi.EndpointOptions;
+import io.rdmareactive.rdma.spi.Listener;
+import java.net.InetSocketAddress;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.test.StepVerifier;
+
+/**
+ * What every transport conformance class shares: its provider's {@link TransportFixture}, servers
+ * and clients that are closed after each test, and the check that each test ends with as many live
+ * verbs objects as it started with.
+ */
+public abstract class TransportSuite {
+  /** The provider under test and its tunings. */
+  protected abstract TransportFixture fixture();
+
+  protected static final Duration WAIT = Duration.ofSeconds(30);
+
+  protected final List<DisposableRdmaServer> servers = new ArrayList<>();
+  protected final List<RdmaConnection> clients = new ArrayList<>();
+
+  protected RdmaServer server() {
+    return RdmaServer.create().host(fixture().host()).port(0).option(RdmaOption.PROVIDER, fixture().provider());
+  }
+
+  protected RdmaClient client(DisposableRdmaServer server) {
+    return client(server.port());
+  }
+
+  protected RdmaClient client(int port) {
+    return RdmaClient.create().host(fixture().host()).port(port).option(RdmaOption.PROVIDER, fixture().provider())
+        .connectTimeout(Duration.ofSeconds(10));
+  }
+
+  protected DisposableRdmaServer bind(RdmaServer server) {
+    DisposableRdmaServer s = server.bindNow();
+    servers.add(s);
+    return s;
+  }
+
+  protected RdmaConnection connect(RdmaClient client) {
+    RdmaConnection c = client.connectNow();
+    clients.add(c);
+    return c;
+  }
+
+  @RegisterExtension
+  final LeakCheck leakCheck = LeakCheck.settling(() -> fixture().liveResources(), WAIT);
+
+  @AfterEach
+  void closeAndCheckNothingLeaked() {
+    for (RdmaConnection c : clients) {
+      c.dispose();
+      c.onDispose().block(WAIT);
+    }
+    for (DisposableRdmaServer s : servers) {
+      s.disposeNow(WAIT);
+    }
+  }
+
+  static byte[] random(int size, long seed) {
+    byte[] b = new byte[size];
+    new Random(seed).nextBytes(b);
+    return b;
+  }
+
+  static byte[] number(long n) {
+    return ByteBuffer.allocate(8).putLong(n).array();
+  }
+
+  static void assertReason(Throwable e, ConnectionException.Reason reason) {
+    assertThat(e).isInstanceOf(ConnectionException.class);
+    assertThat(((ConnectionException) e).reason()).as("reason of %s", e).isEqualTo(reason);
+  }
+
+  static String utf8(byte[] b) {
+    return new String(b, StandardCharsets.UTF_8);
+  }
+
+  /**
+   * The heap in use after a full GC, the least of a few samples: the loops and the test's own
+   * threads allocate meanwhile, and the least is the closest to what is retained.
+   */
+  static long retainedHeap() {
+    java.lang.management.MemoryMXBean memory = java.lang.management.ManagementFactory.getMemoryMXBean();
+    long least = Long.MAX_VALUE;
+    for (int i = 0; i < 5; i++) {
+      System.gc();
+      least = Math.min(least, memory.getHeapMemoryUsage().getUsed());
+    }
+    return least;
+  }
+
+  static final long MiB = 1 << 20;
+
+  static Object poll(java.util.concurrent.BlockingQueue<Object> q) {
+    try {
+      return q.poll(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new AssertionError(e);
+    }
+  }
+}

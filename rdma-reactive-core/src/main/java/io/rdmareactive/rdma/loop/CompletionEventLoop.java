@@ -179,7 +179,10 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
     return Thread.currentThread() == this;
   }
 
-  /** Any thread: the loop ends at its next round, and closes its channel. */
+  /**
+   * Any thread: the loop ends once what is pending has run (its timers and tasks; the CQs it
+   * still serves end now), and closes its channel.
+   */
   public void shutdown() {
     stopping = true;
     wakeup();
@@ -207,10 +210,15 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
     Throwable failure = null;
     try {
       for (;;) {
-        if (stopping) {
-          return;
-        }
         takeAdded();
+        if (stopping) {
+          // Stopped by its owner, its CQs gone: it still runs what is pending (a close's retry to
+          // free what was busy, say), then ends.
+          endServed(new ResourceClosedException(getName() + " (stopped)"));
+          if (endIfIdle()) {
+            return;
+          }
+        }
         CompletionRegistration r;
         while ((r = removed.poll()) != null) {
           served.remove(r.cq, r);
@@ -223,7 +231,7 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
         runDueTimers();
         runTasks();
         if (served.isEmpty()) {
-          if (endWhenIdle && endIfIdle()) {
+          if ((endWhenIdle || stopping) && endIfIdle()) {
             return;
           }
           if (!added.isEmpty() || !timersAdded.isEmpty() || !tasks.isEmpty()) {
@@ -307,13 +315,8 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
     synchronized (endLock) {
       ended = true;
     }
-    Throwable why = failure != null && !stopping ? failure : new ResourceClosedException(getName() + " (stopped)");
     takeAdded();
-    for (CompletionRegistration r : new ArrayList<>(servedList)) {
-      r.terminate(why);
-    }
-    served.clear();
-    servedList.clear();
+    endServed(failure != null && !stopping ? failure : new ResourceClosedException(getName() + " (stopped)"));
     timers.clear();
     timersAdded.clear();
     Runnable task;
@@ -331,6 +334,18 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
       }
     }
     stopped.tryEmitEmpty();
+  }
+
+  /** Ends every registration still served with {@code why}. */
+  private void endServed(Throwable why) {
+    if (servedList.isEmpty()) {
+      return;
+    }
+    for (CompletionRegistration r : new ArrayList<>(servedList)) {
+      r.terminate(why);
+    }
+    served.clear();
+    servedList.clear();
   }
 
   private void runTasks() {

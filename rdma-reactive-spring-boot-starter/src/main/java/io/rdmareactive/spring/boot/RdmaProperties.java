@@ -136,6 +136,7 @@ public class RdmaProperties implements Validator {
     /** How long stopping waits for connections to drain and be freed. */
     private Duration shutdownTimeout = Duration.ofSeconds(30);
 
+    /** Whether to start a server (it also needs an {@link RdmaHandler} bean). */
     public boolean isEnabled() {
       return enabled;
     }
@@ -190,7 +191,7 @@ public class RdmaProperties implements Validator {
     /** Bounds resolving, routing and the handshake together. */
     private Duration connectTimeout = Duration.ofSeconds(10);
 
-    /** Address to listen on: an address of an RDMA device (0.0.0.0: all). */
+    /** Host to connect to: the server's RDMA address. */
     public String getHost() {
       return host;
     }
@@ -200,7 +201,7 @@ public class RdmaProperties implements Validator {
       this.host = host;
     }
 
-    /** Port to listen on; 0 picks a free one (published as local.rdma.server.port). */
+    /** Port to connect to. */
     public int getPort() {
       return port;
     }

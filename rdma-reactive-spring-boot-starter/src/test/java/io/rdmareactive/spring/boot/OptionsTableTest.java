@@ -55,8 +55,10 @@ class OptionsTableTest {
   void theTableNamesEveryBootPropertyOfEachOptionAndNoOther() throws Exception {
     Map<String, Row> rows = table();
     Set<String> properties = new TreeSet<>(metadataProperties());
-    for (String setter : clientSetters()) {
-      properties.add(CLIENTS + setter);
+    for (RdmaOption<?> option : RdmaOption.values()) {
+      if (RdmaOptionBinder.bound(option, false)) {
+        properties.add(CLIENTS + RdmaOptionBinder.property(option)); // bound by name: no metadata entry
+      }
     }
     for (Row row : rows.values()) {
       String key = row.name().toLowerCase(Locale.ROOT).replace('_', '-');
@@ -90,9 +92,7 @@ class OptionsTableTest {
 
   /** The range the option's own validation error states (RdmaOption keeps it for that message). */
   private static String rangeOf(RdmaOption<?> option) throws ReflectiveOperationException {
-    Field range = RdmaOption.class.getDeclaredField("range");
-    range.setAccessible(true);
-    return (String) range.get(option);
+    return option.range();
   }
 
   private static Object parse(String text, Class<?> type) {
@@ -160,13 +160,5 @@ class OptionsTableTest {
   }
 
   /** Kebab-case names of the bean properties a named client binds (its setters). */
-  private static Set<String> clientSetters() {
-    Set<String> names = new TreeSet<>();
-    for (var method : RdmaProperties.Client.class.getMethods()) {
-      if (method.getName().startsWith("set") && method.getParameterCount() == 1) {
-        names.add(method.getName().substring(3).replaceAll("([a-z])([A-Z])", "$1-$2").toLowerCase(Locale.ROOT));
-      }
-    }
-    return names;
-  }
+
 }

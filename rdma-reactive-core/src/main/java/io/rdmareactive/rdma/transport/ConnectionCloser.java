@@ -5,7 +5,6 @@ import io.rdmareactive.rdma.ResourceBusyException;
 import io.rdmareactive.rdma.ResourceClosedException;
 import io.rdmareactive.rdma.spi.Endpoint;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
@@ -36,8 +35,7 @@ final class ConnectionCloser {
    * behind had taken unread completions for missing ones): a close must never hang.
    */
   static final long FLUSH_WAIT_SECONDS = 10;
-  /** Closes in this JVM that gave up on flush completions: the scale tests expect none. */
-  static final AtomicLong FLUSH_GIVE_UPS = new AtomicLong();
+  private final ConnectionCounters counters;
 
   private final ConnectionOperations channel;
   private final Endpoint endpoint;
@@ -59,7 +57,8 @@ final class ConnectionCloser {
   private @Nullable Throwable sendError;
 
   ConnectionCloser(ConnectionOperations channel, Endpoint endpoint, RegisteredBuffers buffers, CompletionRing ring,
-      OutboundSender sender, InboundReceiver receiver, Duration closeTimeout) {
+      OutboundSender sender, InboundReceiver receiver, ConnectionCounters counters, Duration closeTimeout) {
+    this.counters = counters;
     this.channel = channel;
     this.closeTimeout = closeTimeout;
     this.endpoint = endpoint;
@@ -201,7 +200,7 @@ final class ConnectionCloser {
           + " s of its disconnect (" + receiver.posted() + " receives, " + sender.sendsOutstanding()
           + " sends); freeing it anyway");
       completionsDead = true;
-      FLUSH_GIVE_UPS.incrementAndGet();
+      counters.flushGiveUp();
     }
     closed = true;
     dispose(flushTimer);

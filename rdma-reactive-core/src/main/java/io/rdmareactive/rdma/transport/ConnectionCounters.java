@@ -16,6 +16,7 @@ final class ConnectionCounters {
   private volatile long creditViolations;
   private volatile long creditStalls;
   private volatile long completionErrors;
+  private volatile long flushGiveUps;
   /**
    * Sequence numbers of the last data send of each message in flight, so that a message counts as
    * sent when its last send completes (a ring: at most one per send buffer).
@@ -31,7 +32,7 @@ final class ConnectionCounters {
   RdmaStatistics snapshot(long credits, long registeredBytes) {
     return new RdmaStatistics(messagesSent, messagesReceived, bytesSent, bytesReceived, creditUpdatesSent,
         creditUpdatesReceived, credits, maxSendsInFlight, receiverNotReady, creditViolations, creditStalls,
-        completionErrors, registeredBytes);
+        completionErrors, registeredBytes, flushGiveUps);
   }
 
   void bytesReceived(int n) {
@@ -91,5 +92,10 @@ final class ConnectionCounters {
 
   void completionError() {
     completionErrors++;
+  }
+
+  /** The close stopped waiting for the flush completions of what was still posted. */
+  void flushGiveUp() {
+    flushGiveUps++;
   }
 }

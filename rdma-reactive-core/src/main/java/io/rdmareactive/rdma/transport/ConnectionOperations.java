@@ -108,7 +108,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     counters = new ConnectionCounters(sendCount);
     receiver = new InboundReceiver(this, endpoint.queuePair(), config, buffers, window, counters);
     sender = new OutboundSender(this, endpoint.queuePair(), config, buffers, window, fragmenter, counters);
-    closer = new ConnectionCloser(this, endpoint, buffers, ring, sender, receiver,
+    closer = new ConnectionCloser(this, endpoint, buffers, ring, sender, receiver, counters,
         config.get(RdmaOption.CLOSE_TIMEOUT));
     intake = new CompletionIntake(this, ring, closer);
     keepalive = new Keepalive(this, config.get(RdmaOption.KEEPALIVE_INTERVAL));

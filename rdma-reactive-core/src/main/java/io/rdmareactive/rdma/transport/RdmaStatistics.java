@@ -20,8 +20,11 @@ package io.rdmareactive.rdma.transport;
  * @param registeredBytes memory registered (pinned) for this connection's buffers now: it grows in
  *     chunks with use, up to about {@code 2 × BUFFER_COUNT × BUFFER_SIZE}, and an idle connection holds one
  *     receive chunk
+ * @param flushGiveUps 1 when this connection's close stopped waiting for the flush completions of
+ *     the work it still had posted (after 10 s, polling once more): 0 unless the device or its loop
+ *     fell far behind
  */
 public record RdmaStatistics(long messagesSent, long messagesReceived, long bytesSent, long bytesReceived,
     long creditUpdatesSent, long creditUpdatesReceived, long credits, int maxSendsInFlight,
     long receiverNotReady, long creditViolations, long creditStalls, long completionErrors,
-    long registeredBytes) {}
+    long registeredBytes, long flushGiveUps) {}

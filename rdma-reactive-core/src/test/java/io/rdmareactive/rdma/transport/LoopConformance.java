@@ -71,8 +71,9 @@ public abstract class LoopConformance extends TransportSuite {
   int echoOnLoops(RdmaLoopResources loops, String threadPrefix, int n) {
     long t0 = System.nanoTime();
     java.util.Set<String> serverThreads = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    List<RdmaConnection> served = new java.util.concurrent.CopyOnWriteArrayList<>();
     DisposableRdmaServer server = bind(server().runOn(loops).option(RdmaOption.BUFFER_COUNT, 4)
-        .option(RdmaOption.BUFFER_SIZE, 1024)
+        .option(RdmaOption.BUFFER_SIZE, 1024).doOnConnection(served::add)
         .handle((in, out) -> out.send(in.receive().doOnNext(m -> serverThreads.add(Thread.currentThread().getName())))));
     RdmaClient client = client(server).runOn(loops).option(RdmaOption.BUFFER_COUNT, 4)
         .option(RdmaOption.BUFFER_SIZE, 1024).connectTimeout(Duration.ofSeconds(60)); // TCG, spinning loops
@@ -90,7 +91,6 @@ public abstract class LoopConformance extends TransportSuite {
     // bounded-elastic thread starts: it is handed to the connection's loop.
     assertThat(serverThreads).isNotEmpty().allMatch(name -> name.startsWith(threadPrefix), "a loop thread");
     int peak = Thread.activeCount();
-    long giveUps = ConnectionCloser.FLUSH_GIVE_UPS.get();
     long t1 = System.nanoTime();
     for (RdmaConnection c : conns) {
       c.dispose();
@@ -101,8 +101,10 @@ public abstract class LoopConformance extends TransportSuite {
     servers.remove(server);
     // Every close saw all its flush completions: none waited out the flush bound. (Closing 1,000
     // at once on rxe did, while closing shared arenas kept the loops from reading their CQs.)
-    assertThat(ConnectionCloser.FLUSH_GIVE_UPS.get() - giveUps).as("closes that gave up on flush completions")
-        .isZero();
+    long giveUps = java.util.stream.Stream.concat(conns.stream(), served.stream())
+        .mapToLong(c -> c.statistics().flushGiveUps()).sum();
+    assertThat(giveUps).as("closes of the %d client and %d server connections that gave up on flush completions",
+        conns.size(), served.size()).isZero();
     StepVerifier.create(loops.disposeLater()).verifyComplete();
     assertThat(loops.channelCount()).isZero();
     long deadline = System.nanoTime() + WAIT.toNanos();

@@ -74,7 +74,7 @@ public class RdmaMetrics implements MeterBinder, RdmaConnectionObserver {
     private final Set<RdmaConnection> live = new HashSet<>();
     private long opened;
     private long messagesSent, messagesReceived, bytesSent, bytesReceived, creditUpdatesSent,
-        creditUpdatesReceived, receiverNotReady, creditViolations, creditStalls, completionErrors;
+        creditUpdatesReceived, receiverNotReady, creditViolations, creditStalls, completionErrors, flushGiveUps;
 
     Endpoint(String name) {
       this.name = name;
@@ -102,6 +102,7 @@ public class RdmaMetrics implements MeterBinder, RdmaConnectionObserver {
       creditViolations += s.creditViolations();
       creditStalls += s.creditStalls();
       completionErrors += s.completionErrors();
+      flushGiveUps += s.flushGiveUps();
     }
 
     synchronized int active() {
@@ -146,6 +147,8 @@ public class RdmaMetrics implements MeterBinder, RdmaConnectionObserver {
           e -> e.total(e.creditStalls, RdmaStatistics::creditStalls));
       counter(r, "rdma.completion.errors", null, "Work completions with an error status",
           e -> e.total(e.completionErrors, RdmaStatistics::completionErrors));
+      counter(r, "rdma.close.flush.give.ups", null, "Closes that stopped waiting for their flush completions",
+          e -> e.total(e.flushGiveUps, RdmaStatistics::flushGiveUps));
     }
 
     private void counter(MeterRegistry r, String meter, @Nullable String direction, String description,

@@ -267,6 +267,8 @@ class RdmaAutoConfigurationTest {
           assertThat(registry.get("rdma.completion.errors").tag("endpoint", "server").functionCounter().count())
               .isZero();
           assertThat(registry.find("rdma.credit.stalls").tag("endpoint", "server").functionCounter()).isNotNull();
+          assertThat(registry.get("rdma.close.flush.give.ups").tag("endpoint", "server").functionCounter().count())
+              .isZero();
           assertThat(registry.get("rdma.memory.registered").tag("endpoint", "server").gauge().value())
               .as("closed connections pin nothing").isZero();
         });

@@ -31,12 +31,15 @@ public final class CrossHost implements BeforeEachCallback, AfterEachCallback {
   private final String role = System.getenv().getOrDefault("RDMA_PAIR_ROLE", "");
   private final String dir = System.getenv().getOrDefault("RDMA_PAIR_DIR", "");
   private String test = "";
+  /** Barriers passed so far by name: a name used again in the same test is a new barrier. */
+  private final java.util.Map<String, Integer> passed = new java.util.HashMap<>();
 
   @Override
   public void beforeEach(ExtensionContext context) {
     Assumptions.assumeTrue(!role.isEmpty() && !dir.isEmpty(),
         "not in a guest of scripts/softroce-vm-pair (RDMA_PAIR_ROLE and RDMA_PAIR_DIR unset)");
     test = context.getRequiredTestClass().getSimpleName() + "." + context.getRequiredTestMethod().getName();
+    passed.clear();
   }
 
   @Override
@@ -65,15 +68,19 @@ public final class CrossHost implements BeforeEachCallback, AfterEachCallback {
     return System.getenv("RDMA_PAIR_PEER");
   }
 
-  /** Waits (up to {@link #BARRIER}) until the other guest reached the same {@code name} in this test. */
+  /**
+   * Waits (up to {@link #BARRIER}) until the other guest reached the same {@code name} in this
+   * test; the n-th use of a name meets the other guest's n-th.
+   */
   public void barrier(String name) {
     barrier(name, BARRIER);
   }
 
   /** Waits up to {@code timeout} until the other guest reached the same {@code name} in this test. */
   public void barrier(String name, Duration timeout) {
-    write(test + "." + name + "." + role, "");
-    await(test + "." + name + "." + other(), timeout, "barrier '" + name + "'");
+    String nth = name + "-" + passed.merge(name, 1, Integer::sum);
+    write(test + "." + nth + "." + role, "");
+    await(test + "." + nth + "." + other(), timeout, "barrier '" + nth + "'");
   }
 
   /** Publishes {@code value} under {@code name} for the other guest's {@link #get}. */

@@ -42,10 +42,15 @@ record TransportConfig(String host, int port, int bufferSize, int bufferCount, i
         provider, raw, runOn, connectTimeout, l, v);
   }
 
-  /** A server's limits: connections, pending handshakes, and how long a handshake may take. */
-  record Limits(int maxConnections, int maxPendingHandshakes, Duration handshakeTimeout) {
+  /**
+   * Limits: a server's connections, pending handshakes and how long a handshake may take; the
+   * reassembly bytes a connection holds, and a server's total of them.
+   */
+  record Limits(int maxConnections, int maxPendingHandshakes, Duration handshakeTimeout, int maxInboundBytes,
+      long maxServerInboundBytes) {
     static final Limits DEFAULTS = new Limits(RdmaOption.MAX_CONNECTIONS.defaultValue(),
-        RdmaOption.MAX_PENDING_HANDSHAKES.defaultValue(), RdmaOption.HANDSHAKE_TIMEOUT.defaultValue());
+        RdmaOption.MAX_PENDING_HANDSHAKES.defaultValue(), RdmaOption.HANDSHAKE_TIMEOUT.defaultValue(),
+        RdmaOption.MAX_INBOUND_BYTES.defaultValue(), RdmaOption.MAX_SERVER_INBOUND_BYTES.defaultValue());
   }
 
   private TransportConfig withLiveness(Liveness l) {
@@ -92,11 +97,20 @@ record TransportConfig(String host, int port, int bufferSize, int bufferCount, i
     } else if (option == RdmaOption.INLINE_THRESHOLD) {
       it = (Integer) v;
     } else if (option == RdmaOption.MAX_CONNECTIONS) {
-      return withLimits(new Limits((Integer) v, limits.maxPendingHandshakes, limits.handshakeTimeout));
+      return withLimits(new Limits((Integer) v, limits.maxPendingHandshakes, limits.handshakeTimeout,
+          limits.maxInboundBytes, limits.maxServerInboundBytes));
     } else if (option == RdmaOption.MAX_PENDING_HANDSHAKES) {
-      return withLimits(new Limits(limits.maxConnections, (Integer) v, limits.handshakeTimeout));
+      return withLimits(new Limits(limits.maxConnections, (Integer) v, limits.handshakeTimeout,
+          limits.maxInboundBytes, limits.maxServerInboundBytes));
     } else if (option == RdmaOption.HANDSHAKE_TIMEOUT) {
-      return withLimits(new Limits(limits.maxConnections, limits.maxPendingHandshakes, (Duration) v));
+      return withLimits(new Limits(limits.maxConnections, limits.maxPendingHandshakes, (Duration) v,
+          limits.maxInboundBytes, limits.maxServerInboundBytes));
+    } else if (option == RdmaOption.MAX_INBOUND_BYTES) {
+      return withLimits(new Limits(limits.maxConnections, limits.maxPendingHandshakes, limits.handshakeTimeout,
+          (Integer) v, limits.maxServerInboundBytes));
+    } else if (option == RdmaOption.MAX_SERVER_INBOUND_BYTES) {
+      return withLimits(new Limits(limits.maxConnections, limits.maxPendingHandshakes, limits.handshakeTimeout,
+          limits.maxInboundBytes, (Long) v));
     } else if (option == RdmaOption.CLOSE_TIMEOUT) {
       return withLiveness(new Liveness((Duration) v, liveness.retryCount, liveness.rnrRetry,
           liveness.keepaliveInterval));

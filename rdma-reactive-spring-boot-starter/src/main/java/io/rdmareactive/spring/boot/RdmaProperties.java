@@ -120,6 +120,9 @@ public class RdmaProperties implements Validator {
     /** Sends of at most this many bytes go inline; 0 disables. */
     private int inlineThreshold = 0;
 
+    /** Reassembly bytes one connection holds for its subscriber (RdmaOption.MAX_INBOUND_BYTES). */
+    private int maxInboundBytes = RdmaOption.MAX_INBOUND_BYTES.defaultValue();
+
     /** Raw mode: no framing or credits, for plain librdmacm peers. */
     private boolean raw = false;
 
@@ -160,6 +163,14 @@ public class RdmaProperties implements Validator {
 
     public void setMaxMessageSize(int maxMessageSize) {
       this.maxMessageSize = maxMessageSize;
+    }
+
+    public int getMaxInboundBytes() {
+      return maxInboundBytes;
+    }
+
+    public void setMaxInboundBytes(int maxInboundBytes) {
+      this.maxInboundBytes = maxInboundBytes;
     }
 
     public int getInlineThreshold() {
@@ -230,6 +241,17 @@ public class RdmaProperties implements Validator {
 
     /** Connect requests accepted but not yet established; beyond it requests are refused. */
     private int maxPendingHandshakes = RdmaOption.MAX_PENDING_HANDSHAKES.defaultValue();
+
+    /** Reassembly bytes all connections together hold (RdmaOption.MAX_SERVER_INBOUND_BYTES). */
+    private long maxServerInboundBytes = RdmaOption.MAX_SERVER_INBOUND_BYTES.defaultValue();
+
+    public long getMaxServerInboundBytes() {
+      return maxServerInboundBytes;
+    }
+
+    public void setMaxServerInboundBytes(long maxServerInboundBytes) {
+      this.maxServerInboundBytes = maxServerInboundBytes;
+    }
 
     /** How long an accepted connection may take to become established. */
     private Duration handshakeTimeout = RdmaOption.HANDSHAKE_TIMEOUT.defaultValue();
@@ -343,6 +365,8 @@ public class RdmaProperties implements Validator {
     check(errors, "server.shutdown-timeout", s.getShutdownTimeout(), !s.getShutdownTimeout().isNegative(),
         "must not be negative");
     check(errors, "server.max-connections", s.getMaxConnections(), s.getMaxConnections() >= 1, "must be >= 1");
+    check(errors, "server.max-server-inbound-bytes", s.getMaxServerInboundBytes(), s.getMaxServerInboundBytes() >= 1024,
+        "must be >= 1024");
     check(errors, "server.max-pending-handshakes", s.getMaxPendingHandshakes(), s.getMaxPendingHandshakes() >= 1,
         "must be >= 1");
     check(errors, "server.handshake-timeout", s.getHandshakeTimeout(),
@@ -367,6 +391,8 @@ public class RdmaProperties implements Validator {
         "must be 1 .. 16384");
     check(errors, at + ".max-message-size", t.getMaxMessageSize(),
         t.getMaxMessageSize() >= 1 && t.getMaxMessageSize() <= 256 << 20, "must be 1 .. 268435456");
+    check(errors, at + ".max-inbound-bytes", t.getMaxInboundBytes(),
+        t.getMaxInboundBytes() >= 1024 && t.getMaxInboundBytes() <= 1 << 30, "must be 1024 .. 1073741824");
     check(errors, at + ".inline-threshold", t.getInlineThreshold(),
         t.getInlineThreshold() >= 0 && t.getInlineThreshold() <= 1024, "must be 0 .. 1024");
     check(errors, at + ".close-timeout", t.getCloseTimeout(),

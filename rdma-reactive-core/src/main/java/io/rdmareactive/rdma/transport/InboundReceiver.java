@@ -206,6 +206,10 @@ final class InboundReceiver {
     long offset = buffers.offset(index);
     int data = length;
     if (reassembler.inProgress() < 0) {
+      if (channel.failure() != null) { // failing: no new message starts (after a violation its bytes mean nothing)
+        buffers.freeReceive(index);
+        return true;
+      }
       long total = Reassembler.declaredLength(memory, offset, length);
       if (total < 0 || total > maxMessage) {
         return broken(index, total < 0 ? "it sent a first fragment without a valid message length"

@@ -78,8 +78,14 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
    * stream. On failure everything, the endpoint included, is freed before the exception leaves.
    */
   static ConnectionOperations open(Endpoint endpoint, TransportConfig config, InetSocketAddress address) {
+    return open(endpoint, config, address, InboundBudget.unshared());
+  }
+
+  /** As {@link #open(Endpoint, TransportConfig, InetSocketAddress)}, reassembly counted against {@code shared} too (a server's total). */
+  static ConnectionOperations open(Endpoint endpoint, TransportConfig config, InetSocketAddress address,
+      InboundBudget shared) {
     try {
-      return new ConnectionOperations(endpoint, config, address);
+      return new ConnectionOperations(endpoint, config, address, shared);
     } catch (RuntimeException e) {
       try {
         endpoint.close();
@@ -90,7 +96,8 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     }
   }
 
-  private ConnectionOperations(Endpoint endpoint, TransportConfig config, InetSocketAddress address) {
+  private ConnectionOperations(Endpoint endpoint, TransportConfig config, InetSocketAddress address,
+      InboundBudget shared) {
     this.endpoint = endpoint;
     this.config = config;
     this.address = address;
@@ -106,7 +113,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     buffers = RegisteredBuffers.register(endpoint.protectionDomain(), receiveCount, sendCount, bufferSize);
     ring = new CompletionRing(receiveCount + config.sendQueueDepth()); // every entry is an outstanding work request
     counters = new ConnectionCounters(sendCount);
-    receiver = new InboundReceiver(this, endpoint.queuePair(), config, buffers, window, counters);
+    receiver = new InboundReceiver(this, endpoint.queuePair(), config, buffers, window, counters, shared);
     sender = new OutboundSender(this, endpoint.queuePair(), config, buffers, window, fragmenter, counters);
     closer = new ConnectionCloser(this, endpoint, buffers, ring, sender, receiver, counters,
         config.get(RdmaOption.CLOSE_TIMEOUT));
@@ -152,7 +159,13 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
   /** Our own hello, sent in the handshake. */
   static byte[] hello(TransportConfig config) {
     return config.raw() ? new byte[0]
-        : new Protocol.Hello(config.bufferSize(), config.bufferCount(), config.maxMessageSize()).encode();
+        : new Protocol.Hello(config.bufferSize(), config.bufferCount(), (int) inboundMessageLimit(config)).encode();
+  }
+
+  /** The largest message this side takes, as its hello says: within the reassembly budgets too. */
+  static long inboundMessageLimit(TransportConfig config) {
+    return Math.min(config.maxMessageSize(), Math.min(config.get(RdmaOption.MAX_INBOUND_BYTES),
+        config.get(RdmaOption.MAX_SERVER_INBOUND_BYTES)));
   }
 
   // ---- RdmaConnection ----------------------------------------------------------------------

@@ -4,8 +4,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Cuts the message being sent into SENDs no larger than the peer's receive buffer: the length of
- * each fragment and whether more follow it (the header's MORE bit). Plain state driven from the
- * channel's drain; it copies nothing, the message being whatever the sender copies from.
+ * each fragment and whether more follow it (the header's MORE bit). A fragmented message's first
+ * SEND also carries the message's length ({@link Protocol#TOTAL_LENGTH} bytes before its data,
+ * see {@link #lengthDue()}). Plain state driven from the channel's drain; it copies nothing, the
+ * message being whatever the sender copies from.
  */
 final class Fragmenter {
   private int chunk;
@@ -66,9 +68,19 @@ final class Fragmenter {
     return offset;
   }
 
-  /** The next fragment's length: an empty message is one empty fragment. */
+  /** Whether the next SEND must begin with the message's length: the first of a fragmented message. */
+  boolean lengthDue() {
+    return offset == 0 && length > chunk;
+  }
+
+  /** The message's length, as the first fragment declares it. */
+  long length() {
+    return length;
+  }
+
+  /** The next fragment's length in message bytes (the declared length not counted): an empty message is one empty fragment. */
   int nextLength() {
-    return (int) Math.min(length - offset, chunk);
+    return (int) Math.min(length - offset, chunk - (lengthDue() ? Protocol.TOTAL_LENGTH : 0));
   }
 
   /** Whether the message goes on after a fragment of {@code fragmentLength} at {@link #offset}. */

@@ -3,6 +3,7 @@ package io.rdmareactive.rdma.transport;
 import io.rdmareactive.rdma.ResourceClosedException;
 import io.rdmareactive.rdma.verbs.QueuePair;
 import io.rdmareactive.rdma.verbs.ReceiveRequest;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -17,6 +18,13 @@ import reactor.core.publisher.Operators;
  * into messages (in place, or reassembled from fragments) and hands them to the subscriber as it
  * requests them. Plain state driven from the channel's drain; the subscriber's request and cancel
  * only record and call the drain.
+ *
+ * <p>Reassembly is counted in bytes: a fragmented message's declared length is reserved, out of
+ * this connection's {@link RdmaOption#MAX_INBOUND_BYTES} and its server's
+ * {@link RdmaOption#MAX_SERVER_INBOUND_BYTES}, before it is allocated, and stays reserved until the
+ * subscriber takes the message (or it is dropped). A first fragment that finds either spent
+ * waits in its receive buffer, with whatever arrives after it, and no receive is posted (no credit
+ * granted) until bytes come free: the peer is stopped, and no peer makes the server hold more.
  */
 final class InboundReceiver {
   private final ConnectionOperations channel;
@@ -29,8 +37,12 @@ final class InboundReceiver {
   private final RegisteredBuffers buffers;
   private final CreditWindow window;
   private final ConnectionCounters counters;
-  private final Reassembler reassembler;
+  private final Reassembler reassembler = new Reassembler();
   private final ReceiveRequest receiveRequest = new ReceiveRequest();
+  private final InboundBudget shared;
+  private final long budget;
+  /** The largest message this side announced; larger declared lengths break the protocol. */
+  private final long maxMessage;
 
   // Inputs from any thread.
   private final AtomicLong requested = new AtomicLong();
@@ -48,11 +60,19 @@ final class InboundReceiver {
   /** Messages in {@code ready} reassembled on the heap: they hold no receive buffer, so they count as if they did. */
   private int readyHeap;
   private final ArrayDeque<RdmaMessage> ready = new ArrayDeque<>();
+  /** Reassembly bytes reserved: the message in progress at its declared length, and reassembled ones in {@code ready}. */
+  private long reserved;
+  /** Closed: the reservations went back to the server's total at once (see {@link #rescue}). */
+  private boolean budgetReturned;
+  /** Completed receives waiting, in order, behind a first fragment that waits for budget: index, length, header. */
+  private final int[] waitingReceives;
+  private int waitingHead;
+  private int waitingCount;
   private boolean terminated;
   private @Nullable Throwable error;
 
   InboundReceiver(ConnectionOperations channel, QueuePair qp, TransportConfig config, RegisteredBuffers buffers,
-      CreditWindow window, ConnectionCounters counters) {
+      CreditWindow window, ConnectionCounters counters, InboundBudget shared) {
     this.channel = channel;
     this.qp = qp;
     this.config = config;
@@ -63,7 +83,10 @@ final class InboundReceiver {
     this.buffers = buffers;
     this.window = window;
     this.counters = counters;
-    this.reassembler = new Reassembler(config.maxMessageSize());
+    this.shared = shared;
+    this.budget = config.get(RdmaOption.MAX_INBOUND_BYTES);
+    this.maxMessage = ConnectionOperations.inboundMessageLimit(config);
+    this.waitingReceives = new int[3 * receiveCount];
   }
 
   /** The inbound Flux: one subscriber, whose demand posts receives. */
@@ -149,22 +172,99 @@ final class InboundReceiver {
       buffers.freeReceive(index);
       return;
     }
-    int length = byteLength;
-    counters.bytesReceived(length);
-    if (reassembler.isFragment(imm)) {
-      if (!reassembler.append(buffers.receiveMemory(index), buffers.offset(index), length)) {
-        channel.protocolError("it sent a message above the maximum of " + config.maxMessageSize() + " bytes");
-      }
-      buffers.freeReceive(index);
-      byte[] whole = reassembler.complete(imm);
-      if (whole != null) {
-        ready.add(new HeapMessage(whole));
-        readyHeap++;
-        counters.messageReceived();
-      }
-    } else {
-      deliverChecked(index, length);
+    if (waitingCount > 0 || !take(index, byteLength, imm)) {
+      int at = 3 * ((waitingHead + waitingCount++) % receiveCount);
+      waitingReceives[at] = index;
+      waitingReceives[at + 1] = byteLength;
+      waitingReceives[at + 2] = imm;
     }
+  }
+
+  /** Takes the receives that waited for budget, in order, as far as it allows now. */
+  private void takeWaiting() {
+    while (waitingCount > 0) {
+      int at = 3 * waitingHead;
+      if (!take(waitingReceives[at], waitingReceives[at + 1], waitingReceives[at + 2])) {
+        return;
+      }
+      waitingHead = (waitingHead + 1) % receiveCount;
+      waitingCount--;
+    }
+  }
+
+  /**
+   * A message, or a fragment of one, in receive buffer {@code index}; false, taking nothing, when
+   * it begins a fragmented message that the budget cannot hold yet.
+   */
+  private boolean take(int index, int length, int imm) {
+    if (!reassembler.isFragment(imm)) {
+      counters.bytesReceived(length);
+      deliverChecked(index, length);
+      return true;
+    }
+    MemorySegment memory = buffers.receiveMemory(index);
+    long offset = buffers.offset(index);
+    int data = length;
+    if (reassembler.inProgress() < 0) {
+      if (channel.failure() != null) { // failing: no new message starts (after a violation its bytes mean nothing)
+        buffers.freeReceive(index);
+        return true;
+      }
+      long total = Reassembler.declaredLength(memory, offset, length);
+      if (total < 0 || total > maxMessage) {
+        return broken(index, total < 0 ? "it sent a first fragment without a valid message length"
+            : "it declared a message of " + total + " bytes, above the maximum of " + maxMessage + " it was told");
+      }
+      if (reserved + total > budget) {
+        return false; // until the subscriber takes what waits for it
+      }
+      if (!shared.tryReserve(total, channel)) {
+        return false; // until other connections' messages go
+      }
+      reserved += total;
+      reassembler.begin((int) total);
+      offset += Protocol.TOTAL_LENGTH;
+      data -= Protocol.TOTAL_LENGTH;
+    }
+    if (!reassembler.append(memory, offset, data)) {
+      return broken(index, "it sent more than the " + reassembler.declared() + " bytes its message declared");
+    }
+    buffers.freeReceive(index);
+    counters.bytesReceived(data); // message bytes, as the sender counts them
+    if ((imm & Protocol.MORE) == 0) {
+      int missing = reassembler.missing();
+      byte[] whole = reassembler.complete();
+      if (whole == null) {
+        return broken(-1, "its message ended " + missing + " bytes short of the length it declared");
+      }
+      ready.add(new HeapMessage(whole)); // its reservation goes when the subscriber takes it
+      readyHeap++;
+      counters.messageReceived();
+    }
+    return true;
+  }
+
+  /** The peer broke the protocol with a fragment (in buffer {@code index}, or -1 if given back): dropped, with its message. */
+  private boolean broken(int index, String violation) {
+    if (index >= 0) {
+      buffers.freeReceive(index);
+    }
+    dropInProgress();
+    channel.protocolError(violation);
+    return true;
+  }
+
+  private void dropInProgress() {
+    unreserve(reassembler.declared());
+    reassembler.clear();
+  }
+
+  private void unreserve(long n) {
+    if (budgetReturned) {
+      return;
+    }
+    reserved -= n;
+    shared.free(n);
   }
 
   /**
@@ -215,15 +315,23 @@ final class InboundReceiver {
     CoreSubscriber<? super RdmaMessage> a = subscriber;
     if (cancelled) {
       subscriber = null; // rule 3.13: drop a cancelled subscriber (subscribe's drain comes after it set it)
+      if (!closed) {
+        takeWaiting(); // and dropped below: a cancelled subscriber's peer still gets its credits
+      }
       RdmaMessage m;
       while ((m = ready.poll()) != null) {
         if (m instanceof ReceivedView rv) {
           readyHeld--;
           buffers.dropUndelivered(rv.index);
+        } else {
+          unreserve(m.length());
         }
       }
       readyHeap = 0;
       return;
+    }
+    if (!closed) {
+      takeWaiting();
     }
     if (a == null || terminated) {
       return;
@@ -237,6 +345,7 @@ final class InboundReceiver {
         held++;
       } else {
         readyHeap--;
+        unreserve(m.length());
       }
       a.onNext(m);
       e++;
@@ -258,6 +367,9 @@ final class InboundReceiver {
 
   /** Posts receives up to the subscriber's demand (framed) or all of them (raw). */
   void postReceives() {
+    if (waitingCount > 0) {
+      return; // a message waits for budget: the peer gets no credit until it fits
+    }
     int target;
     if (raw) {
       target = receiveCount;
@@ -318,6 +430,17 @@ final class InboundReceiver {
     }
     readyHeld = 0;
     readyHeap = n;
-    reassembler.clear();
+    dropInProgress();
+    // The heap messages still waiting go back to the server's total now, not when a subscriber
+    // takes them: one that never requests nor cancels would otherwise keep them from every other
+    // connection after it became garbage. They stay bounded by this connection's own budget.
+    shared.free(reserved);
+    reserved = 0;
+    budgetReturned = true;
+    shared.forget(channel);
+    for (; waitingCount > 0; waitingCount--) {
+      buffers.freeReceive(waitingReceives[3 * waitingHead]);
+      waitingHead = (waitingHead + 1) % receiveCount;
+    }
   }
 }

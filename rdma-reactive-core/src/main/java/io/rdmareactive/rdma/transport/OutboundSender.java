@@ -23,6 +23,7 @@ import reactor.core.publisher.Mono;
  * state driven from the channel's drain; only {@link #submit} may be called from any thread.
  */
 final class OutboundSender {
+  private static final ValueLayout.OfInt TOTAL = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
   private final ConnectionOperations channel;
   private final QueuePair qp;
   private final TransportConfig config;
@@ -225,6 +226,12 @@ final class OutboundSender {
       int index = buffers.takeSend();
       long offset = buffers.offset(index);
       MemorySegment to = buffers.sendMemory(index);
+      int declared = 0;
+      if (fragmenter.lengthDue()) {
+        to.set(TOTAL, offset, (int) fragmenter.length());
+        declared = Protocol.TOTAL_LENGTH;
+        offset += declared;
+      }
       switch (m) {
         case byte[] b -> MemorySegment.copy(b, (int) from, to, ValueLayout.JAVA_BYTE, offset, length);
         case ReceivedView v -> MemorySegment.copy(buffers.receiveMemory(v.index), buffers.offset(v.index) + from,
@@ -233,9 +240,9 @@ final class OutboundSender {
         default -> MemorySegment.copy((MemorySegment) m, from, to, offset, length);
       }
       sendRequest.reset(CompletionDispatcher.DATA | index, raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM)
-          .gather(buffers.sendRegion(index), offset, length);
+          .gather(buffers.sendRegion(index), offset - declared, length + declared);
       int inline = config.inlineThreshold();
-      sendRequest.flags(SendRequest.SIGNALED | (inline > 0 && length <= inline ? SendRequest.INLINE : 0));
+      sendRequest.flags(SendRequest.SIGNALED | (inline > 0 && length + declared <= inline ? SendRequest.INLINE : 0));
       if (!raw) {
         sendRequest.immediate(window.header(more, false));
       }
@@ -247,7 +254,7 @@ final class OutboundSender {
       }
       sent();
       dataPosted++;
-      counters.bytesSent(length);
+      counters.bytesSent(length); // message bytes: a first fragment's declared length is framing
       if (fragmenter.advance(length)) {
         counters.messagePosted(dataPosted);
         releaseSendable(m); // copied: a received view's buffer can go back, an OutboundMessage's memory too

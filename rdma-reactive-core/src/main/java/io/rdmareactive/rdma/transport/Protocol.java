@@ -14,7 +14,11 @@ import org.jspecify.annotations.Nullable;
  *   bits 24..31  0 (reserved)
  * </pre>
  *
- * The connection handshake's private data (both ways) is a {@link Hello}: magic, version, the
+ * A fragmented message's first SEND begins with {@link #TOTAL_LENGTH} bytes, the message's whole
+ * length (big-endian, the fragments' own bytes not counted), so that the receiver checks it
+ * against its limits and allocates it once, before the rest arrives.
+ *
+ * <p>The connection handshake's private data (both ways) is a {@link Hello}: magic, version, the
  * sender's receive buffer size (the peer fragments to it), receive buffer count and maximum
  * message size.
  */
@@ -25,7 +29,10 @@ final class Protocol {
   static final int RESERVED_MASK = 0xFF00_0000 | 0x00FC_0000;
 
   static final int MAGIC = 0x52524D41; // "RRMA"
-  static final byte VERSION = 1;
+  /** 2: a fragmented message declares its length in its first fragment. */
+  static final byte VERSION = 2;
+  /** Bytes of the length at the start of a fragmented message's first SEND. */
+  static final int TOTAL_LENGTH = 4;
   static final int HELLO_LENGTH = 20;
 
   /**

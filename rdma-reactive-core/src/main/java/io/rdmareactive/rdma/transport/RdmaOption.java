@@ -34,6 +34,23 @@ public final class RdmaOption<T> {
    */
   public static final RdmaOption<Integer> MAX_MESSAGE_SIZE =
       new RdmaOption<>("MAX_MESSAGE_SIZE", Integer.class, v -> v >= 1 && v <= 256 << 20, "1 .. 268435456", 16 << 20);
+  /**
+   * Bytes of messages reassembled from fragments that one connection holds for its subscriber: the
+   * one arriving, counted at the size its first fragment declares, plus those waiting for demand
+   * (default 32 MiB, 1 KiB .. 1 GiB). A peer that would go beyond it gets no credits until the
+   * subscriber takes some; the largest message announced to the peer is at most this. Messages
+   * that fit one buffer wait in their receive buffer and are bounded by BUFFER_COUNT instead.
+   */
+  public static final RdmaOption<Integer> MAX_INBOUND_BYTES = new RdmaOption<>("MAX_INBOUND_BYTES", Integer.class,
+      v -> v >= 1024 && v <= 1 << 30, "1024 .. 1073741824", 32 << 20);
+  /**
+   * Servers: the same as MAX_INBOUND_BYTES, across all of the server's connections together
+   * (default 48 MiB, at least 1 KiB). A connection whose message would go beyond it gets no
+   * credits until other connections' messages are delivered or dropped, so peers together never
+   * make a server hold more reassembly memory than this.
+   */
+  public static final RdmaOption<Long> MAX_SERVER_INBOUND_BYTES = new RdmaOption<>("MAX_SERVER_INBOUND_BYTES",
+      Long.class, v -> v >= 1024, ">= 1024", 48L << 20, true, v -> v);
   /** Sends of at most this many bytes go inline (IBV_SEND_INLINE); 0 disables (default). */
   public static final RdmaOption<Integer> INLINE_THRESHOLD =
       new RdmaOption<>("INLINE_THRESHOLD", Integer.class, v -> v >= 0 && v <= 1024, "0 .. 1024", 0);

@@ -105,6 +105,8 @@ public final class RdmaServer extends RdmaTransport<RdmaServer> {
     private final Sinks.Empty<Void> listening = Sinks.empty();
     private final Disposable accepting;
     private final AtomicInteger pending = new AtomicInteger();
+    /** Reassembly bytes of all this server's connections (MAX_SERVER_INBOUND_BYTES). */
+    private final InboundBudget inbound = new InboundBudget(config.get(RdmaOption.MAX_SERVER_INBOUND_BYTES));
     private final AtomicLong refused = new AtomicLong();
     private final Set<Protocol.Reject> refusalsLogged = ConcurrentHashMap.newKeySet();
     private volatile boolean disposed;
@@ -207,7 +209,7 @@ public final class RdmaServer extends RdmaTransport<RdmaServer> {
       }
       ConnectionOperations channel;
       try {
-        channel = ConnectionOperations.open(endpoint, config, address());
+        channel = ConnectionOperations.open(endpoint, config, address(), inbound);
       } catch (RuntimeException e) {
         pending.decrementAndGet();
         log.error("rdma-reactive: could not set up a connection on " + address(), e);

@@ -2,21 +2,21 @@ package io.rdmareactive.rdma.transport;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.util.Arrays;
+import java.nio.ByteOrder;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Joins the fragments of an inbound message (SENDs with the MORE bit, then one without) into heap
- * memory, refusing messages over the maximum size. Plain state driven from the channel's drain.
+ * memory. The first fragment declares the message's length ({@link Protocol#TOTAL_LENGTH} bytes
+ * before its data): the receiver checks it against its limits and budget and then allocates the
+ * message once, at that size, never growing it; fragments that overrun it, or a last one that
+ * leaves it short, break the protocol. Plain state driven from the channel's drain.
  */
 final class Reassembler {
-  private final long maxMessageSize;
+  private static final ValueLayout.OfInt TOTAL = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
+
   private byte @Nullable [] assembly;
   private int assemblyLength;
-
-  Reassembler(long maxMessageSize) {
-    this.maxMessageSize = maxMessageSize;
-  }
 
   /** Whether a SEND with header {@code immediate} is part of a fragmented message. */
   boolean isFragment(int immediate) {
@@ -24,35 +24,51 @@ final class Reassembler {
   }
 
   /**
-   * Appends a fragment of {@code length} bytes at {@code offset} in {@code from}; false, dropping
-   * the message, when it grows over the maximum size (a protocol error).
+   * The length a message's first fragment of {@code length} bytes at {@code offset} declares; -1
+   * when the fragment is too short to hold one (or declares a negative length).
+   */
+  static long declaredLength(MemorySegment from, long offset, int length) {
+    if (length < Protocol.TOTAL_LENGTH) {
+      return -1;
+    }
+    int total = from.get(TOTAL, offset);
+    return total < 0 ? -1 : total;
+  }
+
+  /** Starts a message of the {@code total} bytes its first fragment declared: allocated once, here. */
+  void begin(int total) {
+    assembly = new byte[total];
+    assemblyLength = 0;
+  }
+
+  /**
+   * Appends a fragment's {@code length} message bytes at {@code offset} in {@code from}; false,
+   * appending nothing, when they would overrun the declared length (a protocol error).
    */
   boolean append(MemorySegment from, long offset, int length) {
-    // A new message starts from zero: the length of the last one (kept for its copy) is stale.
-    long total = (assembly == null ? 0L : assemblyLength) + length;
-    if (total > maxMessageSize) {
-      assembly = null;
+    byte[] a = assembly;
+    if (a == null || length > a.length - assemblyLength) {
       return false;
     }
-    if (assembly == null) {
-      assembly = new byte[Math.max(length * 2, 1024)];
-      assemblyLength = 0;
-    } else if (total > assembly.length) {
-      assembly = Arrays.copyOf(assembly, (int) Math.min(maxMessageSize, Math.max(total, (long) assembly.length * 2)));
-    }
-    MemorySegment.copy(from, ValueLayout.JAVA_BYTE, offset, assembly, assemblyLength, length);
+    MemorySegment.copy(from, ValueLayout.JAVA_BYTE, offset, a, assemblyLength, length);
     assemblyLength += length;
     return true;
   }
 
-  /** After a fragment with header {@code immediate}: the whole message if that was its last fragment, else null. */
-  byte @Nullable [] complete(int immediate) {
+  /** Bytes the message in progress still lacks of its declared length; 0 when none is in progress. */
+  int missing() {
     byte[] a = assembly;
-    if ((immediate & Protocol.MORE) != 0 || a == null) {
+    return a == null ? 0 : a.length - assemblyLength;
+  }
+
+  /** The whole message, once its last fragment came and filled it; it is then no longer in progress. */
+  byte @Nullable [] complete() {
+    byte[] a = assembly;
+    if (a == null || assemblyLength != a.length) {
       return null;
     }
     assembly = null;
-    return assemblyLength == a.length ? a : Arrays.copyOf(a, assemblyLength);
+    return a;
   }
 
   /** Bytes of a message in progress, whose last fragment has not come yet; -1 when none is. */
@@ -60,7 +76,13 @@ final class Reassembler {
     return assembly == null ? -1 : assemblyLength;
   }
 
-  /** Drops a message in progress (the connection is closing). */
+  /** The declared length of the message in progress (what it holds allocated); 0 when none is. */
+  int declared() {
+    byte[] a = assembly;
+    return a == null ? 0 : a.length;
+  }
+
+  /** Drops a message in progress (the connection is closing, or its peer broke the protocol). */
   void clear() {
     assembly = null;
   }

@@ -66,6 +66,7 @@ public abstract class AbstractBufferLifetimeTest {
 
   private RdmaConnection connect(DisposableRdmaServer server) {
     RdmaConnection c = RdmaClient.create().host(host()).port(server.port()).option(RdmaOption.PROVIDER, provider())
+        .connectTimeout(Duration.ofSeconds(60)) // a cold JVM under TCG
         .connectNow();
     clients.add(c);
     return c;

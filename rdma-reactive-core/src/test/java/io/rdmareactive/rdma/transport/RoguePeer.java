@@ -37,9 +37,11 @@ final class RoguePeer implements AutoCloseable {
   private int sendsInFlight;
   private boolean broken;
 
+  private final MemorySegment memory;
+
   private RoguePeer(Endpoint endpoint) {
     this.endpoint = endpoint;
-    MemorySegment memory = arena.allocate(2L * BUFFER, 64);
+    this.memory = arena.allocate(2L * BUFFER, 64);
     this.region = endpoint.protectionDomain().registerMemory(memory, Access.local());
   }
 
@@ -82,6 +84,11 @@ final class RoguePeer implements AutoCloseable {
       rogue.close();
       throw e;
     }
+  }
+
+  /** Writes {@code total} where the next SEND starts, as a fragmented message's first SEND declares its length. */
+  void declare(long total) {
+    memory.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), 0, (int) total);
   }
 
   /** Posts a SEND of {@code length} bytes with {@code immediate} as its header. */
@@ -144,7 +151,11 @@ final class RoguePeer implements AutoCloseable {
         if (!awaitCredit(stall)) {
           return sent;
         }
-        send(Protocol.immediate(grantsPending, !finish || f < fragments - 1, false), length);
+        boolean more = !finish || f < fragments - 1;
+        if (f == 0 && more) { // a fragmented message's first SEND declares its length
+          declare((finish ? fragments : fragments + 1L) * length - Protocol.TOTAL_LENGTH);
+        }
+        send(Protocol.immediate(grantsPending, more, false), length);
         grantsPending = 0;
         credits--;
         sendsInFlight++;

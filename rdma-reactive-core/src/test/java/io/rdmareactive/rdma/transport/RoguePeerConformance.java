@@ -55,6 +55,7 @@ public abstract class RoguePeerConformance extends TransportSuite {
     // Fragments of 4 KiB against a maximum of 8 KiB: the third breaks it (or, should the victim
     // not yet have announced the receives it posted, the credits do).
     rogueBreaksTheProtocol(rogue -> {
+      rogue.declare(4L * RoguePeer.BUFFER); // above the maximum: refused at the first fragment, before any allocation
       for (int i = 0; i < 4; i++) {
         rogue.send(Protocol.immediate(0, true, false), RoguePeer.BUFFER);
       }
@@ -269,7 +270,8 @@ public abstract class RoguePeerConformance extends TransportSuite {
           case 0 -> assertThat(rogue.sendOnACredit(Protocol.immediate(0xFFFF, false, false), 8, WAIT)).isTrue();
           case 1 -> assertThat(rogue.sendOnACredit(1 << 30, 8, WAIT)).isTrue();
           case 2 -> assertThat(rogue.sendOnACredit(Protocol.immediate(0, false, true), 100, WAIT)).isTrue();
-          case 3 -> rogue.sendWithinCredits(1, maxMessage / RoguePeer.BUFFER + 1, RoguePeer.BUFFER, WAIT);
+          // Refused at its first fragment, which declares the length: no credit comes for the rest.
+          case 3 -> rogue.sendWithinCredits(1, maxMessage / RoguePeer.BUFFER + 1, RoguePeer.BUFFER, Duration.ofMillis(200));
           default -> rogue.sendFirstFragmentsWithinCredits(maxMessage / RoguePeer.BUFFER - 1, RoguePeer.BUFFER, WAIT);
         }
         if (rule < 4) {

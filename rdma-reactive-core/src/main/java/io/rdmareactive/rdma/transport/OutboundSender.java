@@ -226,18 +226,17 @@ final class OutboundSender {
       int index = buffers.takeSend();
       long offset = buffers.offset(index);
       MemorySegment to = buffers.sendMemory(index);
-      int declared = 0;
-      if (fragmenter.lengthDue()) {
-        to.set(TOTAL, offset, (int) fragmenter.length());
-        declared = Protocol.TOTAL_LENGTH;
-        offset += declared;
-      }
+      int declared = fragmenter.lengthDue() ? Protocol.TOTAL_LENGTH : 0;
+      offset += declared; // a first fragment's data follows its message's declared length
       switch (m) {
         case byte[] b -> MemorySegment.copy(b, (int) from, to, ValueLayout.JAVA_BYTE, offset, length);
         case ReceivedView v -> MemorySegment.copy(buffers.receiveMemory(v.index), buffers.offset(v.index) + from,
             to, offset, length);
-        case OutboundMessage o -> o.copyTo(from, ownBuffer(index, to, offset), 0, length);
+        case OutboundMessage o -> o.copyTo(from, ownBuffer(index, to), offset - buffers.offset(index), length);
         default -> MemorySegment.copy((MemorySegment) m, from, to, offset, length);
+      }
+      if (declared != 0) { // after the copy: an OutboundMessage that writes all of its buffer cannot clobber it
+        to.set(TOTAL, offset - declared, (int) fragmenter.length());
       }
       sendRequest.reset(CompletionDispatcher.DATA | index, raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM)
           .gather(buffers.sendRegion(index), offset - declared, length + declared);
@@ -267,16 +266,17 @@ final class OutboundSender {
    * Send buffer {@code index} alone, as an {@link OutboundMessage} gets it to copy into: user code
    * that writes outside its range then meets the segment's bounds, not the buffers of other sends
    * in flight beside it in the chunk. One slice per buffer, made on its first use, so a copy
-   * allocates nothing.
+   * allocates nothing; the slice is the whole buffer, since a first fragment's data starts after
+   * its declared length and any other's at the buffer's start.
    */
-  private MemorySegment ownBuffer(int index, MemorySegment chunk, long offset) {
+  private MemorySegment ownBuffer(int index, MemorySegment chunk) {
     MemorySegment[] own = ownBuffers;
     if (own == null) {
       own = ownBuffers = new MemorySegment[sendCount];
     }
     MemorySegment b = own[index];
     if (b == null) {
-      b = own[index] = chunk.asSlice(offset, fragmenter.chunk()); // the chunk is fixed once the peer's hello is in
+      b = own[index] = chunk.asSlice(buffers.offset(index), buffers.bufferSize);
     }
     return b;
   }

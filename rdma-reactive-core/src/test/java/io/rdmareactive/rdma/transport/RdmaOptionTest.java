@@ -33,7 +33,8 @@ class RdmaOptionTest {
       assertThat(o.validate(o.defaultValue())).as(o + "'s default is valid").isEqualTo(o.defaultValue());
     }
     assertThat(RdmaOption.values().stream().filter(RdmaOption::serverOnly).toList()).containsExactly(
-        RdmaOption.MAX_CONNECTIONS, RdmaOption.MAX_PENDING_HANDSHAKES, RdmaOption.HANDSHAKE_TIMEOUT);
+        RdmaOption.MAX_SERVER_INBOUND_BYTES, RdmaOption.MAX_CONNECTIONS, RdmaOption.MAX_PENDING_HANDSHAKES,
+        RdmaOption.HANDSHAKE_TIMEOUT);
   }
 
   @Test

@@ -80,6 +80,11 @@ public abstract class AbstractBufferLifetimeTest {
 
   private static RdmaMessage take(BlockingQueue<RdmaMessage> q) throws InterruptedException {
     RdmaMessage m = q.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+    if (m == null) { // where everything stands, for whoever reads the failure
+      Thread.getAllStackTraces().forEach((t, stack) -> System.out.println("stall: " + t.getName() + " "
+          + t.getState() + "\n    " + String.join("\n    ", java.util.Arrays.stream(stack).limit(12)
+              .map(String::valueOf).toList())));
+    }
     assertThat(m).as("a message within %s", WAIT).isNotNull();
     return m;
   }

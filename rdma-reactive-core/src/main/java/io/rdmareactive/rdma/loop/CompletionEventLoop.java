@@ -253,8 +253,10 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
         if (wait == 0) {
           continue;
         }
-        if (channel == null || !arms()) {
-          awaitDemand(wait); // busy: the CQs have no demand now, and none is armed
+        if (channel == null || !arms() || stopping) {
+          // Busy: the CQs have no demand now, and none is armed. Stopping: the owner may have
+          // closed the channel already; what is pending runs on time, then the loop ends.
+          awaitDemand(wait);
           continue;
         }
         if (awaitEvent(channel, wait)) {
@@ -328,7 +330,7 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
     }
     if (!endWhenIdle && channel != null) {
       try {
-        channel.close(); // the loop owned it; its last CQ is gone
+        channel.close(); // the loop owned it (its owner normally closed it already; close is idempotent)
       } catch (RuntimeException e) {
         log.warn("rdma-reactive: closing " + channel + " of " + getName() + " failed", e);
       }

@@ -19,6 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 import reactor.core.publisher.Mono;
+import reactor.util.Logger;
+import reactor.util.Loggers;
 
 /**
  * The loops that serve connections' completions, shared by many connections: the part Reactor
@@ -58,6 +60,7 @@ public final class RdmaLoopResources implements Disposable {
   public static final int DEFAULT_LOOP_COUNT = Math.max(Runtime.getRuntime().availableProcessors(), 4);
 
   private static final AtomicInteger POLL_THREADS = new AtomicInteger();
+  private static final Logger log = Loggers.getLogger(RdmaLoopResources.class);
   private static volatile @Nullable RdmaLoopResources shared;
 
   private final String prefix;
@@ -185,7 +188,8 @@ public final class RdmaLoopResources implements Disposable {
       public void release(CompletionChannel channel) {
         CompletionEventLoop own = ownLoops.remove(channel);
         if (own != null) {
-          own.shutdown(); // it closes the channel as it ends
+          own.shutdown();
+          closeChannel(channel);
           return;
         }
         for (Loop l : loops) {
@@ -224,6 +228,18 @@ public final class RdmaLoopResources implements Disposable {
     running.add(loop);
     loop.onStopped().subscribe(null, null, () -> running.remove(loop));
     return loop;
+  }
+
+  /**
+   * Closes a loop's channel as its last CQ goes, at once (the loop never waits on a stopped
+   * loop's channel): on rxe the channel's device context keeps librdmacm's device PD alive.
+   */
+  private static void closeChannel(CompletionChannel channel) {
+    try {
+      channel.close();
+    } catch (RuntimeException e) {
+      log.warn("rdma-reactive: closing " + channel + " failed", e);
+    }
   }
 
   /**
@@ -313,7 +329,8 @@ public final class RdmaLoopResources implements Disposable {
       if (--e.users == 0) {
         byKey.remove(e.key);
         byChannel.remove(channel);
-        e.loop.shutdown(); // its last CQ is gone: the thread ends and closes the channel
+        e.loop.shutdown(); // its last CQ is gone: the thread ends once what is pending has run
+        closeChannel(channel);
       }
       return true;
     }

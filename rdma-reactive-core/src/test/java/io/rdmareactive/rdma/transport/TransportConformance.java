@@ -51,6 +51,14 @@ public abstract class TransportConformance {
   }
 
   @Nested
+  class ConnectionLoops extends ConnectionLoopConformance {
+    @Override
+    protected TransportFixture fixture() {
+      return TransportConformance.this.fixture();
+    }
+  }
+
+  @Nested
   class Limits extends LimitConformance {
     @Override
     protected TransportFixture fixture() {

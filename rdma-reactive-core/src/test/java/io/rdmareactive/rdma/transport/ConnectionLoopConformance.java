@@ -3,14 +3,10 @@ package io.rdmareactive.rdma.transport;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.rdmareactive.rdma.device.RdmaDevices;
-import io.rdmareactive.rdma.conformance.LeakCheck;
-import io.rdmareactive.rdma.spi.ConnectionProvider;
 import java.lang.ref.WeakReference;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.LinkedBlockingQueue;
@@ -18,7 +14,6 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.RegisterExtension;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Mono;
@@ -26,45 +21,28 @@ import reactor.test.StepVerifier;
 
 /**
  * A connection on its loop. The loop variants: a loop per connection, and loops that stop when
- * disposed. What a failure inside one connection's drain costs: that connection, closed and freed through
- * the normal close (verbs objects, buffers, the peer disconnected), and nothing else. Its loop and
+ * disposed. What a failure inside one connection's drain costs: that connection, closed and
+ * freed through the normal close (verbs objects, buffers, the peer disconnected), and nothing else. Its loop and
  * the other connections on it keep running. The failures come from user callbacks, the way an
  * application would raise them: a handler or a send's subscriber throwing, an
  * {@link OutOfMemoryError} included. Also: a closed connection is not kept reachable by the
- * timers it cancelled. Provider-neutral, as {@link AbstractTransportConformanceTest}.
+ * timers it cancelled. Provider-neutral: a nested suite of {@link TransportConformance}.
  */
-public abstract class AbstractConnectionLoopTest {
-  protected static final Duration WAIT = Duration.ofSeconds(30);
-
-  private final List<DisposableRdmaServer> servers = new ArrayList<>();
-  private final List<RdmaConnection> clients = new ArrayList<>();
+public abstract class ConnectionLoopConformance extends TransportSuite {
   private final List<RdmaLoopResources> loops = new ArrayList<>();
 
-  /** The {@link RdmaOption#PROVIDER} value under test. */
-  protected abstract String provider();
-
-  /** The address servers bind and clients connect to. */
-  protected abstract String host();
-
-  /** Live verbs objects by type; compared before and after each test. */
-  protected abstract Map<String, Integer> liveResources();
-
-  protected ConnectionProvider connections() {
-    return RdmaDevices.provider(provider()).connections();
-  }
-
-  @RegisterExtension
-  final LeakCheck leakCheck = LeakCheck.settling(this::liveResources, WAIT);
-
+  /** Runs before the suite's own close: the loops stop once the connections and servers on them are gone. */
   @AfterEach
-  void closeEverything() {
+  void stopLoops() {
     for (RdmaConnection c : clients) {
       c.dispose();
       c.onDispose().block(WAIT);
     }
+    clients.clear();
     for (DisposableRdmaServer s : servers) {
       s.disposeNow(WAIT);
     }
+    servers.clear();
     for (RdmaLoopResources l : loops) {
       l.disposeLater().block(WAIT);
     }
@@ -74,27 +52,6 @@ public abstract class AbstractConnectionLoopTest {
     RdmaLoopResources l = RdmaLoopResources.create(name, 1);
     loops.add(l);
     return l;
-  }
-
-  private RdmaServer server() {
-    return RdmaServer.create().host(host()).port(0).option(RdmaOption.PROVIDER, provider());
-  }
-
-  private DisposableRdmaServer bind(RdmaServer server) {
-    DisposableRdmaServer s = server.bindNow();
-    servers.add(s);
-    return s;
-  }
-
-  private RdmaClient client(DisposableRdmaServer server) {
-    return RdmaClient.create().host(host()).port(server.port()).option(RdmaOption.PROVIDER, provider())
-        .connectTimeout(Duration.ofSeconds(30));
-  }
-
-  private RdmaConnection connect(RdmaClient client) {
-    RdmaConnection c = client.connectNow();
-    clients.add(c);
-    return c;
   }
 
   /** A connection's echoes: one subscriber to its inbound for the whole test, as receive() allows. */

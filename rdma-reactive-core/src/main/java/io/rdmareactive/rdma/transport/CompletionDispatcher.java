@@ -7,10 +7,10 @@ import io.rdmareactive.rdma.verbs.WorkCompletion;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A channel's completions, each handed to the part that posted its work request (by the tag in
+ * A connection's completions, each handed to the part that posted its work request (by the tag in
  * its id, whose format lives here beside its reader), and the one place that decides whether a
- * failed one fails the channel and with what: a flush after a disconnect is the disconnect, one
- * before the handshake is done is the handshake failing. Plain state driven from the channel's
+ * failed one fails the connection and with what: a flush after a disconnect is the disconnect, one
+ * before the handshake is done is the handshake failing. Plain state driven from the connection's
  * drain ({@link CompletionRing#drainTo}); it is the ring's handler itself, so that a completion
  * allocates nothing.
  */
@@ -27,7 +27,7 @@ final class CompletionDispatcher implements CompletionRing.Handler {
    */
   static final int NOT_A_SEND = Integer.MIN_VALUE;
 
-  private final ConnectionOperations channel;
+  private final ConnectionOperations connection;
   private final Endpoint endpoint;
   private final InboundReceiver receiver;
   private final OutboundSender sender;
@@ -38,9 +38,9 @@ final class CompletionDispatcher implements CompletionRing.Handler {
   // Drain state.
   private boolean flushedBeforeStart;
 
-  CompletionDispatcher(ConnectionOperations channel, Endpoint endpoint, InboundReceiver receiver,
+  CompletionDispatcher(ConnectionOperations connection, Endpoint endpoint, InboundReceiver receiver,
       OutboundSender sender, Keepalive keepalive, ConnectionCounters counters, ConnectionCloser closer, int bufferSize) {
-    this.channel = channel;
+    this.connection = connection;
     this.endpoint = endpoint;
     this.receiver = receiver;
     this.sender = sender;
@@ -62,7 +62,7 @@ final class CompletionDispatcher implements CompletionRing.Handler {
 
   /**
    * Whether a receive was flushed before the handshake was done: the QP went to ERROR, so
-   * nothing more may be posted, and if the handshake succeeds anyway the channel fails at start.
+   * nothing more may be posted, and if the handshake succeeds anyway the connection fails at start.
    */
   boolean flushedBeforeStart() {
     return flushedBeforeStart;
@@ -78,7 +78,7 @@ final class CompletionDispatcher implements CompletionRing.Handler {
     // REJECTED or CONNECT_ERROR librdmacm moves the QP to ERROR inside rdma_get_cm_event, so these
     // flushes can overtake the event. Disconnecting on them would fail establish() with our own
     // RESET before the CM's REFUSED/UNREACHABLE reaches it.
-    boolean earlyFlush = status == WorkCompletion.Status.WR_FLUSH_ERR && !channel.started();
+    boolean earlyFlush = status == WorkCompletion.Status.WR_FLUSH_ERR && !connection.started();
     if (!success && !earlyFlush && up()) {
       counters.completionError(); // flushes after a disconnect are the disconnect, not errors
     }
@@ -87,8 +87,8 @@ final class CompletionDispatcher implements CompletionRing.Handler {
         receiver.failed(index);
         if (earlyFlush) {
           flushedBeforeStart = true; // the handshake's outcome decides; startLocked if it succeeds anyway
-        } else if (up() && channel.failure() == null) {
-          channel.fail(status == WorkCompletion.Status.WR_FLUSH_ERR
+        } else if (up() && connection.failure() == null) {
+          connection.fail(status == WorkCompletion.Status.WR_FLUSH_ERR
               ? completionFailure("the queue pair went to the error state", null)
               : completionFailure("a receive failed", new WorkCompletionException(failedRecord(failed, wrId, status))));
         }
@@ -96,12 +96,12 @@ final class CompletionDispatcher implements CompletionRing.Handler {
       }
       if (byteLength == NOT_A_SEND) {
         receiver.failed(index); // its buffer holds stale bytes: it goes back, never to the user
-        channel.protocolError("it consumed a receive with an RDMA WRITE with immediate, not a SEND");
+        connection.protocolError("it consumed a receive with an RDMA WRITE with immediate, not a SEND");
         return;
       }
       if (byteLength < 0 || byteLength > bufferSize) {
         receiver.failed(index);
-        channel.fail(ConnectionOperations.reset("the provider reported a receive of " + byteLength
+        connection.fail(ConnectionOperations.reset("the provider reported a receive of " + byteLength
             + " bytes into a buffer of " + bufferSize, null));
         return;
       }
@@ -120,8 +120,8 @@ final class CompletionDispatcher implements CompletionRing.Handler {
         counters.receiverNotReady();
       }
       // A send failing because the peer just disconnected is the disconnect, not a fault.
-      if (up() && channel.failure() == null) {
-        channel.fail(completionFailure(tag == KEEPALIVE
+      if (up() && connection.failure() == null) {
+        connection.fail(completionFailure(tag == KEEPALIVE
             ? "the peer did not acknowledge a keepalive (it or the path to it is gone)"
             : "a send failed (the peer is gone or stopped receiving)",
             new WorkCompletionException(failedRecord(failed, wrId, status))));
@@ -132,7 +132,7 @@ final class CompletionDispatcher implements CompletionRing.Handler {
 
   /** Neither end has disconnected: a failure now is news, not the disconnect's flush. */
   private boolean up() {
-    return !closer.disconnected() && !channel.peerDisconnected();
+    return !closer.disconnected() && !connection.peerDisconnected();
   }
 
   /** A failed work request's failure: the fault the provider knows behind it, else a RESET saying {@code what}. */

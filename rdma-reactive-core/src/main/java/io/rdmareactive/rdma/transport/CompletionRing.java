@@ -6,7 +6,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * Hands work completions from the loop's poll of the CQ to the connection's drain without an
- * object per completion: a single-producer, single-consumer ring of their fields. The channel sizes
+ * object per completion: a single-producer, single-consumer ring of their fields. The connection sizes
  * it to its work requests, so it can only overflow when a provider reports more completions than
  * there were work requests.
  */

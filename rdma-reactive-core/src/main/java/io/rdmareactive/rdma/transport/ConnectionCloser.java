@@ -13,9 +13,9 @@ import reactor.util.Logger;
 import reactor.util.Loggers;
 
 /**
- * A channel's close sequence: disconnect (failing what cannot be sent), wait for the flush
+ * A connection's close sequence: disconnect (failing what cannot be sent), wait for the flush
  * completions of everything still posted, then free the registered memory and the endpoint and
- * complete {@link ConnectionOperations#onDispose()}. Plain state driven from the channel's drain, bar the
+ * complete {@link ConnectionOperations#onDispose()}. Plain state driven from the connection's drain, bar the
  * timers, which only set a flag or free. The timers run on the connection's loop
  * ({@link ConnectionOperations#schedule}), not on a shared Reactor scheduler, so that a close costs no
  * thread hop and a busy {@code parallel} pool cannot delay it.
@@ -25,10 +25,10 @@ import reactor.util.Loggers;
  * disconnect, at most {@link #FLUSH_WAIT_SECONDS} for their flush completions.
  */
 final class ConnectionCloser {
-  private static final Logger log = Loggers.getLogger(ConnectionOperations.class); // the channel's logger, as before the split
+  private static final Logger log = Loggers.getLogger(ConnectionOperations.class); // the connection's logger, as before the split
   private static final int CLOSE_RETRIES = 5_000;
   /**
-   * How long a disconnected channel waits for the flush completions of what it still had posted
+   * How long a disconnected connection waits for the flush completions of what it still had posted
    * before it frees everything anyway. The QP is in ERROR by then, so the device no longer touches
    * the buffers; the wait only keeps the accounting exact. It bounds a close on a provider that
    * fails to flush (none seen since the deadline polls the CQ before giving up: a loop that was
@@ -37,7 +37,7 @@ final class ConnectionCloser {
   static final long FLUSH_WAIT_SECONDS = 10;
   private final ConnectionCounters counters;
 
-  private final ConnectionOperations channel;
+  private final ConnectionOperations connection;
   private final Endpoint endpoint;
   private final RegisteredBuffers buffers;
   private final CompletionRing ring;
@@ -56,10 +56,10 @@ final class ConnectionCloser {
   private boolean closed;
   private @Nullable Throwable sendError;
 
-  ConnectionCloser(ConnectionOperations channel, Endpoint endpoint, RegisteredBuffers buffers, CompletionRing ring,
+  ConnectionCloser(ConnectionOperations connection, Endpoint endpoint, RegisteredBuffers buffers, CompletionRing ring,
       OutboundSender sender, InboundReceiver receiver, ConnectionCounters counters, Duration closeTimeout) {
     this.counters = counters;
-    this.channel = channel;
+    this.connection = connection;
     this.closeTimeout = closeTimeout;
     this.endpoint = endpoint;
     this.buffers = buffers;
@@ -104,14 +104,14 @@ final class ConnectionCloser {
       try {
         endpoint.disconnect();
       } catch (RuntimeException ex) {
-        log.debug("rdma-reactive: disconnecting " + channel + " failed", ex);
+        log.debug("rdma-reactive: disconnecting " + connection + " failed", ex);
       }
     }
     closed = true;
     completionsDead = true;
     dispose(closeTimer);
     dispose(flushTimer);
-    channel.cancelCompletions();
+    connection.cancelCompletions();
     buffers.deregister();
     free(0);
   }
@@ -124,9 +124,9 @@ final class ConnectionCloser {
     if (disconnected) {
       return;
     }
-    Throwable f = channel.failure();
-    boolean peerGone = channel.peerDisconnected();
-    boolean local = channel.disposeRequested();
+    Throwable f = connection.failure();
+    boolean peerGone = connection.peerDisconnected();
+    boolean local = connection.disposeRequested();
     int outstanding = sender.sendsOutstanding();
     if (f == null && !peerGone) {
       if (!local) {
@@ -134,9 +134,9 @@ final class ConnectionCloser {
       }
       if (outstanding > 0 && !closeTimeoutPassed) {
         if (closeTimer == null) {
-          closeTimer = channel.schedule(() -> {
+          closeTimer = connection.schedule(() -> {
             closeTimeoutPassed = true;
-            channel.drain();
+            connection.drain();
           }, closeTimeout);
         }
         return;
@@ -151,12 +151,12 @@ final class ConnectionCloser {
       // Also while a local dispose waits on its sends: the peer's disconnect ended that wait, not the timeout.
       sendError = ConnectionOperations.reset("the peer disconnected", null);
     } else if (outstanding > 0) {
-      sendError = new ConnectionException(ConnectionException.Reason.TIMED_OUT, channel + " was disposed with "
+      sendError = new ConnectionException(ConnectionException.Reason.TIMED_OUT, connection + " was disposed with "
           + outstanding + " sends the peer had not acknowledged within the close timeout of " + closeTimeout
           + "; disconnected anyway", null);
       log.warn("rdma-reactive: " + sendError.getMessage());
     } else {
-      sendError = new ResourceClosedException(channel.toString());
+      sendError = new ResourceClosedException(connection.toString());
     }
     Throwable e = sendError();
     sender.abandon(e);
@@ -164,14 +164,14 @@ final class ConnectionCloser {
     try {
       endpoint.disconnect();
     } catch (RuntimeException ex) {
-      log.debug("rdma-reactive: disconnecting " + channel + " failed", ex);
+      log.debug("rdma-reactive: disconnecting " + connection + " failed", ex);
     }
-    flushTimer = channel.schedule(() -> {
+    flushTimer = connection.schedule(() -> {
       flushWaitPassed = true;
       // Timers run before the loop reads its CQ events: a loop that is behind must not take
       // completions it has not read yet for missing ones.
-      channel.pollNow();
-      channel.drain();
+      connection.pollNow();
+      connection.drain();
     }, Duration.ofSeconds(FLUSH_WAIT_SECONDS));
   }
 
@@ -184,7 +184,7 @@ final class ConnectionCloser {
   /** Why sends fail from now on. */
   Throwable sendError() {
     Throwable e = sendError;
-    return e != null ? e : new ResourceClosedException(channel.toString());
+    return e != null ? e : new ResourceClosedException(connection.toString());
   }
 
   /** Once disconnected and every work request completed (or given up on), frees everything. */
@@ -196,7 +196,7 @@ final class ConnectionCloser {
       if (!flushWaitPassed) {
         return; // the flush completions are on their way
       }
-      log.warn("rdma-reactive: " + channel + " saw not all flush completions within " + FLUSH_WAIT_SECONDS
+      log.warn("rdma-reactive: " + connection + " saw not all flush completions within " + FLUSH_WAIT_SECONDS
           + " s of its disconnect (" + receiver.posted() + " receives, " + sender.sendsOutstanding()
           + " sends); freeing it anyway");
       completionsDead = true;
@@ -206,8 +206,8 @@ final class ConnectionCloser {
     dispose(flushTimer);
     sender.failUnacknowledged(sendError());
     // What waits for the subscriber moves off the registered memory, which goes now.
-    receiver.rescue(channel.peerDisconnected() && !channel.disposeRequested() && channel.failure() == null);
-    channel.cancelCompletions();
+    receiver.rescue(connection.peerDisconnected() && !connection.disposeRequested() && connection.failure() == null);
+    connection.cancelCompletions();
     buffers.deregister();
     try {
       receiver.emit(closed); // before onDispose, which cancels a server's handler
@@ -225,17 +225,17 @@ final class ConnectionCloser {
       endpoint.close();
     } catch (ResourceBusyException e) {
       if (attempt < CLOSE_RETRIES) {
-        channel.schedule(() -> free(attempt + 1), Duration.ofMillis(1));
+        connection.schedule(() -> free(attempt + 1), Duration.ofMillis(1));
         return;
       }
-      log.error("rdma-reactive: could not free the endpoint of " + channel, e);
+      log.error("rdma-reactive: could not free the endpoint of " + connection, e);
     } catch (RuntimeException e) {
-      log.error("rdma-reactive: could not free the endpoint of " + channel, e);
+      log.error("rdma-reactive: could not free the endpoint of " + connection, e);
     }
     try {
       buffers.freeWhenUnused(); // views the user still holds keep the memory until their release
     } catch (RuntimeException e) {
-      log.error("rdma-reactive: could not free the buffers of " + channel, e);
+      log.error("rdma-reactive: could not free the buffers of " + connection, e);
     }
     closedFlag = true;
     disposed.tryEmitEmpty();

@@ -1,7 +1,7 @@
 package io.rdmareactive.rdma.transport;
 
 /**
- * A connection's counters behind {@link RdmaStatistics}: written by the channel's drain alone
+ * A connection's counters behind {@link RdmaStatistics}: written by the connection's drain alone
  * (so plain increments of volatile fields suffice), read by anyone through {@link #snapshot}.
  */
 final class ConnectionCounters {

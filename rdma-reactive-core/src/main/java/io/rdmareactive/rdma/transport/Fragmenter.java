@@ -6,7 +6,7 @@ import org.jspecify.annotations.Nullable;
  * Cuts the message being sent into SENDs no larger than the peer's receive buffer: the length of
  * each fragment and whether more follow it (the header's MORE bit). A fragmented message's first
  * SEND also carries the message's length ({@link Protocol#TOTAL_LENGTH} bytes before its data,
- * see {@link #lengthDue()}). Plain state driven from the channel's drain; it copies nothing, the
+ * see {@link #lengthDue()}). Plain state driven from the connection's drain; it copies nothing, the
  * message being whatever the sender copies from.
  */
 final class Fragmenter {

@@ -14,9 +14,9 @@ import reactor.core.publisher.Flux;
 import reactor.core.publisher.Operators;
 
 /**
- * A channel's inbound side: posts receives for its one subscriber's demand, turns what arrives
+ * A connection's inbound side: posts receives for its one subscriber's demand, turns what arrives
  * into messages (in place, or reassembled from fragments) and hands them to the subscriber as it
- * requests them. Plain state driven from the channel's drain; the subscriber's request and cancel
+ * requests them. Plain state driven from the connection's drain; the subscriber's request and cancel
  * only record and call the drain.
  *
  * <p>Reassembly is counted in bytes: a fragmented message's declared length is reserved, out of
@@ -27,7 +27,7 @@ import reactor.core.publisher.Operators;
  * granted) until bytes come free: the peer is stopped, and no peer makes the server hold more.
  */
 final class InboundReceiver {
-  private final ConnectionOperations channel;
+  private final ConnectionOperations connection;
   private final QueuePair qp;
   private final TransportConfig config;
   private final boolean raw;
@@ -71,9 +71,9 @@ final class InboundReceiver {
   private boolean terminated;
   private @Nullable Throwable error;
 
-  InboundReceiver(ConnectionOperations channel, QueuePair qp, TransportConfig config, RegisteredBuffers buffers,
+  InboundReceiver(ConnectionOperations connection, QueuePair qp, TransportConfig config, RegisteredBuffers buffers,
       CreditWindow window, ConnectionCounters counters, InboundBudget shared) {
-    this.channel = channel;
+    this.connection = connection;
     this.qp = qp;
     this.config = config;
     this.raw = config.raw();
@@ -95,12 +95,12 @@ final class InboundReceiver {
       @Override
       public void subscribe(CoreSubscriber<? super RdmaMessage> actual) {
         if (!subscribed.compareAndSet(false, true)) {
-          Operators.error(actual, new IllegalStateException("receive() of " + channel
+          Operators.error(actual, new IllegalStateException("receive() of " + connection
               + " allows one subscriber, and it has one"));
           return;
         }
-        if (channel.disposeRequested()) {
-          Operators.error(actual, new ResourceClosedException(channel.toString()));
+        if (connection.disposeRequested()) {
+          Operators.error(actual, new ResourceClosedException(connection.toString()));
           return;
         }
         actual.onSubscribe(new Subscription() {
@@ -113,18 +113,18 @@ final class InboundReceiver {
                   break;
                 }
               }
-              channel.drain();
+              connection.drain();
             }
           }
 
           @Override
           public void cancel() {
             cancelled = true;
-            channel.drain();
+            connection.drain();
           }
         });
         subscriber = actual;
-        channel.drain();
+        connection.drain();
       }
     };
   }
@@ -154,7 +154,7 @@ final class InboundReceiver {
     }
     if (!hasImmediate || (immediateData & Protocol.RESERVED_MASK) != 0) {
       buffers.freeReceive(index);
-      channel.protocolError("it sent a SEND without a valid rdma-reactive header (reserved bits set, or no immediate data)");
+      connection.protocolError("it sent a SEND without a valid rdma-reactive header (reserved bits set, or no immediate data)");
       return;
     }
     int imm = immediateData;
@@ -164,7 +164,7 @@ final class InboundReceiver {
     }
     if (violation != null) {
       buffers.freeReceive(index);
-      channel.protocolError(violation);
+      connection.protocolError(violation);
       return;
     }
     if ((imm & Protocol.CREDIT) != 0) {
@@ -206,7 +206,7 @@ final class InboundReceiver {
     long offset = buffers.offset(index);
     int data = length;
     if (reassembler.inProgress() < 0) {
-      if (channel.failure() != null) { // failing: no new message starts (after a violation its bytes mean nothing)
+      if (connection.failure() != null) { // failing: no new message starts (after a violation its bytes mean nothing)
         buffers.freeReceive(index);
         return true;
       }
@@ -218,7 +218,7 @@ final class InboundReceiver {
       if (reserved + total > budget) {
         return false; // until the subscriber takes what waits for it
       }
-      if (!shared.tryReserve(total, channel)) {
+      if (!shared.tryReserve(total, connection)) {
         return false; // until other connections' messages go
       }
       reserved += total;
@@ -250,7 +250,7 @@ final class InboundReceiver {
       buffers.freeReceive(index);
     }
     dropInProgress();
-    channel.protocolError(violation);
+    connection.protocolError(violation);
     return true;
   }
 
@@ -294,7 +294,7 @@ final class InboundReceiver {
   private void deliverChecked(int index, int length) {
     if (length > config.maxMessageSize()) { // possible where MAX_MESSAGE_SIZE is below BUFFER_SIZE
       buffers.freeReceive(index);
-      channel.protocolError("it sent a message of " + length + " bytes, above the maximum of "
+      connection.protocolError("it sent a message of " + length + " bytes, above the maximum of "
           + config.maxMessageSize() + " bytes");
       return;
     }
@@ -302,7 +302,7 @@ final class InboundReceiver {
   }
 
   private void deliver(int index, int length) {
-    ready.add(new ReceivedView(channel, buffers, index, length));
+    ready.add(new ReceivedView(connection, buffers, index, length));
     readyHeld++;
     counters.messageReceived();
   }
@@ -437,7 +437,7 @@ final class InboundReceiver {
     shared.free(reserved);
     reserved = 0;
     budgetReturned = true;
-    shared.forget(channel);
+    shared.forget(connection);
     for (; waitingCount > 0; waitingCount--) {
       buffers.freeReceive(waitingReceives[3 * waitingHead]);
       waitingHead = (waitingHead + 1) % receiveCount;

@@ -6,10 +6,10 @@ import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
 
 /**
- * A channel's keepalive (RdmaOption.KEEPALIVE_INTERVAL): every interval without a sign of the
+ * A connection's keepalive (RdmaOption.KEEPALIVE_INTERVAL): every interval without a sign of the
  * peer it has the sender post one probe, a zero-length RDMA WRITE. RC makes the peer's adapter
  * acknowledge it, so a dead peer or path fails it with RETRY_EXC_ERR after the QP's retries,
- * and the channel fails with that. Why a WRITE and not a credit-only SEND: a WRITE consumes no
+ * and the connection fails with that. Why a WRITE and not a credit-only SEND: a WRITE consumes no
  * receive and no credit, so it cannot starve the credit protocol of the credit it keeps for
  * updates, and a peer whose application reads nothing (it grants no credits) is still probed.
  *
@@ -20,11 +20,11 @@ import reactor.core.Disposable;
  * RNR retry 7), or a path that lost the peer, would otherwise hold the sends, their buffers and a
  * close for as long as the QP retries.
  *
- * <p>Plain state driven from the channel's drain, bar the timer, which only sets a flag and wakes
+ * <p>Plain state driven from the connection's drain, bar the timer, which only sets a flag and wakes
  * the drain. The timer is a one-shot on the connection's loop, rescheduled by each tick.
  */
 final class Keepalive {
-  private final ConnectionOperations channel;
+  private final ConnectionOperations connection;
   private final Duration interval;
   private volatile boolean due;
   // Drain state.
@@ -42,8 +42,8 @@ final class Keepalive {
   /** What a tick asks the drain to do. */
   enum Verdict { NONE, PROBE, STALLED }
 
-  Keepalive(ConnectionOperations channel, Duration interval) {
-    this.channel = channel;
+  Keepalive(ConnectionOperations connection, Duration interval) {
+    this.connection = connection;
     this.interval = interval;
   }
 
@@ -59,9 +59,9 @@ final class Keepalive {
   }
 
   private void arm() {
-    timer = channel.schedule(() -> {
+    timer = connection.schedule(() -> {
       due = true;
-      channel.drain();
+      connection.drain();
     }, interval);
   }
 

@@ -17,14 +17,14 @@ import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Mono;
 
 /**
- * A channel's outbound side: takes the items of each {@link SendSource} in turn, requests them as
+ * A connection's outbound side: takes the items of each {@link SendSource} in turn, requests them as
  * credits and send buffers allow, copies them into send buffers (in fragments where needed), posts
  * the SENDs and credit updates, and completes each source once its last send completed. Plain
- * state driven from the channel's drain; only {@link #submit} may be called from any thread.
+ * state driven from the connection's drain; only {@link #submit} may be called from any thread.
  */
 final class OutboundSender {
   private static final ValueLayout.OfInt TOTAL = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
-  private final ConnectionOperations channel;
+  private final ConnectionOperations connection;
   private final QueuePair qp;
   private final TransportConfig config;
   private final boolean raw;
@@ -48,9 +48,9 @@ final class OutboundSender {
   /** Per send buffer, its memory alone (see {@link #ownBuffer}); null until an OutboundMessage is sent. */
   private MemorySegment @Nullable [] ownBuffers;
 
-  OutboundSender(ConnectionOperations channel, QueuePair qp, TransportConfig config, RegisteredBuffers buffers,
+  OutboundSender(ConnectionOperations connection, QueuePair qp, TransportConfig config, RegisteredBuffers buffers,
       CreditWindow window, Fragmenter fragmenter, ConnectionCounters counters) {
-    this.channel = channel;
+    this.connection = connection;
     this.qp = qp;
     this.config = config;
     this.raw = config.raw();
@@ -67,17 +67,17 @@ final class OutboundSender {
     return new Mono<>() {
       @Override
       public void subscribe(CoreSubscriber<? super Void> actual) {
-        SendSource s = new SendSource(channel, messages, actual, null, sendCount);
+        SendSource s = new SendSource(connection, messages, actual, null, sendCount);
         actual.onSubscribe(s);
         newSources.add(s);
-        channel.drain();
+        connection.drain();
       }
     };
   }
 
   /** Any thread: the handshake is done; a marker, so that the start is ordered with the sends. */
   void submitStart(Protocol.@Nullable Hello peer) {
-    newSources.add(new SendSource(channel, null, null, peer, sendCount));
+    newSources.add(new SendSource(connection, null, null, peer, sendCount));
   }
 
   /**
@@ -315,7 +315,7 @@ final class OutboundSender {
     if (item instanceof byte[] || item instanceof MemorySegment || item instanceof OutboundMessage) {
       return item;
     }
-    if (item instanceof ReceivedView rv && rv.belongsTo(channel) && rv.length() <= fragmenter.chunk()) {
+    if (item instanceof ReceivedView rv && rv.belongsTo(connection) && rv.length() <= fragmenter.chunk()) {
       // A count of the sender's own until the copy is done: a release by the user meanwhile
       // (after a credit stall, say) cannot hand the buffer to the peer's next message underneath.
       if (!rv.retain()) {

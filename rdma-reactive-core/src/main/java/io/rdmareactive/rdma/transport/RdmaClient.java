@@ -73,7 +73,7 @@ public final class RdmaClient extends RdmaTransport<RdmaClient> {
 
   private Mono<RdmaConnection> handshake(TransportConfig c, Endpoint endpoint, InetSocketAddress address,
       Duration remaining) {
-    ConnectionOperations channel = ConnectionOperations.open(endpoint, c, address);
+    ConnectionOperations connection = ConnectionOperations.open(endpoint, c, address);
     return endpoint.establish()
         .timeout(remaining, Mono.error(() -> timedOut(c, c.connectTimeout())))
         .onErrorMap(e -> refusal(e, endpoint, address))
@@ -87,13 +87,13 @@ public final class RdmaClient extends RdmaTransport<RdmaClient> {
                   + " accepted without an rdma-reactive hello (a raw peer needs RdmaOption.RAW)", null);
             }
           }
-          channel.start(peer);
-          channel.onDispose().subscribe(null, null, () -> c.onDisconnected().accept(channel));
-          c.onConnected().accept(channel);
-          return (RdmaConnection) channel;
+          connection.start(peer);
+          connection.onDispose().subscribe(null, null, () -> c.onDisconnected().accept(connection));
+          c.onConnected().accept(connection);
+          return (RdmaConnection) connection;
         }))
-        .onErrorResume(e -> channel.abort(e))
-        .doOnCancel(() -> channel.abort(new CancellationException("connect cancelled")).subscribe(null, e -> {}));
+        .onErrorResume(e -> connection.abort(e))
+        .doOnCancel(() -> connection.abort(new CancellationException("connect cancelled")).subscribe(null, e -> {}));
   }
 
   /** A REFUSED with the server's reason, when its reject carried one. */

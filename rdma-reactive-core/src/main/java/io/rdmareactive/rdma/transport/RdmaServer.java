@@ -207,22 +207,22 @@ public final class RdmaServer extends RdmaTransport<RdmaServer> {
         log.error("rdma-reactive: could not build an endpoint for a connect request to " + address(), e);
         return;
       }
-      ConnectionOperations channel;
+      ConnectionOperations connection;
       try {
-        channel = ConnectionOperations.open(endpoint, config, address(), inbound);
+        connection = ConnectionOperations.open(endpoint, config, address(), inbound);
       } catch (RuntimeException e) {
         pending.decrementAndGet();
         log.error("rdma-reactive: could not set up a connection on " + address(), e);
         return;
       }
-      connections.add(channel);
-      channel.onDispose().subscribe(null, null, () -> {
-        connections.remove(channel);
-        config.onDisconnected().accept(channel);
+      connections.add(connection);
+      connection.onDispose().subscribe(null, null, () -> {
+        connections.remove(connection);
+        config.onDisconnected().accept(connection);
       });
       if (disposed) { // dispose() ran between the check above and the add: it did not see this one
         pending.decrementAndGet();
-        channel.abort(new ConnectionException(ConnectionException.Reason.RESET, "the server on " + address()
+        connection.abort(new ConnectionException(ConnectionException.Reason.RESET, "the server on " + address()
             + " is shutting down", null)).subscribe(null, x -> {});
         return;
       }
@@ -234,8 +234,8 @@ public final class RdmaServer extends RdmaTransport<RdmaServer> {
           .publishOn(Schedulers.boundedElastic()) // off the CM thread: the handler is user code
           .doFinally(signal -> pending.decrementAndGet())
           .subscribe(null,
-              e -> channel.abort(e).subscribe(null, x -> log.debug("rdma-reactive: accept failed", x)),
-              () -> run(channel, hello));
+              e -> connection.abort(e).subscribe(null, x -> log.debug("rdma-reactive: accept failed", x)),
+              () -> run(connection, hello));
     }
 
     /**
@@ -254,18 +254,18 @@ public final class RdmaServer extends RdmaTransport<RdmaServer> {
       listening.tryEmitError(e);
     }
 
-    private void run(ConnectionOperations channel, Protocol.@org.jspecify.annotations.Nullable Hello peer) {
-      channel.start(peer);
+    private void run(ConnectionOperations connection, Protocol.@org.jspecify.annotations.Nullable Hello peer) {
+      connection.start(peer);
       try {
-        config.onConnected().accept(channel);
-        Disposable d = Mono.fromDirect(handler.apply(channel, channel)).subscribe(null, e -> {
-          log.debug("rdma-reactive: the handler of " + channel + " failed", e);
-          channel.dispose();
-        }, channel::dispose);
-        channel.onDispose().subscribe(null, null, d::dispose);
+        config.onConnected().accept(connection);
+        Disposable d = Mono.fromDirect(handler.apply(connection, connection)).subscribe(null, e -> {
+          log.debug("rdma-reactive: the handler of " + connection + " failed", e);
+          connection.dispose();
+        }, connection::dispose);
+        connection.onDispose().subscribe(null, null, d::dispose);
       } catch (RuntimeException e) {
-        log.error("rdma-reactive: the handler of " + channel + " threw", e);
-        channel.dispose();
+        log.error("rdma-reactive: the handler of " + connection + " threw", e);
+        connection.dispose();
       }
     }
 

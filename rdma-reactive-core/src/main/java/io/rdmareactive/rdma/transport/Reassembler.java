@@ -10,7 +10,7 @@ import org.jspecify.annotations.Nullable;
  * memory. The first fragment declares the message's length ({@link Protocol#TOTAL_LENGTH} bytes
  * before its data): the receiver checks it against its limits and budget and then allocates the
  * message once, at that size, never growing it; fragments that overrun it, or a last one that
- * leaves it short, break the protocol. Plain state driven from the channel's drain.
+ * leaves it short, break the protocol. Plain state driven from the connection's drain.
  */
 final class Reassembler {
   private static final ValueLayout.OfInt TOTAL = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);

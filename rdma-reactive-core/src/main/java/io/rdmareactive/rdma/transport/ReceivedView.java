@@ -9,9 +9,9 @@ import java.lang.invoke.VarHandle;
 import java.nio.ByteBuffer;
 
 /**
- * A message read in place from one of a channel's receive buffers. It holds one count on that
+ * A message read in place from one of a connection's receive buffers. It holds one count on that
  * buffer ({@link RegisteredBuffers#retain}); its release, from any thread, drops it, and the
- * buffer goes back to the channel's drain when no count is left.
+ * buffer goes back to the connection's drain when no count is left.
  *
  * <p>Reads stay inside the message's lifetime: copies ({@link #toByteArray}, {@link
  * #asByteBuffer}, a send of the message) take a count of their own for as long as they copy, so a
@@ -141,8 +141,8 @@ final class ReceivedView implements RdmaMessage {
     return (int) RELEASED.getVolatile(this) != 0;
   }
 
-  boolean belongsTo(ConnectionOperations channel) {
-    return channel == owner;
+  boolean belongsTo(ConnectionOperations connection) {
+    return connection == owner;
   }
 
   @Override

@@ -31,7 +31,7 @@ import reactor.util.Loggers;
  * addresses included (keeping costs nothing; copying out at close would copy every held byte and
  * still leave raw addresses already handed out dangling).
  *
- * <p>The free lists belong to the channel's drain; {@link #retain}, {@link #unref} and
+ * <p>The free lists belong to the connection's drain; {@link #retain}, {@link #unref} and
  * {@link #markReleased} are the methods any thread may call, and they allocate nothing and never
  * block.
  */

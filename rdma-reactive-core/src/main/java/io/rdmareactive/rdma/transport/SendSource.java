@@ -14,10 +14,10 @@ import reactor.util.context.Context;
 
 /**
  * One {@link RdmaOutbound#send} call: subscribes to its publisher, queues the items the sender
- * requested as credits allow, and signals the caller's {@code Mono<Void>}. The marker a channel
+ * requested as credits allow, and signals the caller's {@code Mono<Void>}. The marker a connection
  * starts with carries the peer's hello instead of a publisher.
  *
- * <p>The queue has one producer (the publisher's {@code onNext}) and one consumer, the channel's
+ * <p>The queue has one producer (the publisher's {@code onNext}) and one consumer, the connection's
  * drain: only the drain polls it, to send or to release what will not go. A cancel on any thread
  * only records itself and wakes the drain; an item that arrives after the drain let go of this
  * source (a publisher may still emit after a cancel, Reactive Streams rule 2.8) hands the source
@@ -25,7 +25,7 @@ import reactor.util.context.Context;
  * it is being copied.
  */
 final class SendSource implements CoreSubscriber<Object>, Subscription {
-  private final ConnectionOperations channel;
+  private final ConnectionOperations connection;
   final @Nullable Publisher<?> publisher;
   final @Nullable CoreSubscriber<? super Void> actual;
   final Protocol.@Nullable Hello hello;
@@ -43,9 +43,9 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
   /** SENDs the last item polled took: how many items the credits cover (drain state). */
   long sendsPerItem = 1;
 
-  SendSource(ConnectionOperations channel, @Nullable Publisher<?> publisher, @Nullable CoreSubscriber<? super Void> actual,
+  SendSource(ConnectionOperations connection, @Nullable Publisher<?> publisher, @Nullable CoreSubscriber<? super Void> actual,
       Protocol.@Nullable Hello hello, int sendCount) {
-    this.channel = channel;
+    this.connection = connection;
     this.publisher = publisher;
     this.actual = actual;
     this.hello = hello;
@@ -59,7 +59,7 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
       if (cancelled || terminated.get()) {
         s.cancel();
       }
-      channel.drain();
+      connection.drain();
     }
   }
 
@@ -78,23 +78,23 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
       // this read sees the termination and the source goes back to the drain, which clears it.
       VarHandle.fullFence();
       if (terminated.get()) {
-        channel.handBack(this);
+        connection.handBack(this);
       }
     }
-    channel.drain();
+    connection.drain();
   }
 
   @Override
   public void onError(Throwable t) {
     upstreamError = t;
     upstreamDone = true;
-    channel.drain();
+    connection.drain();
   }
 
   @Override
   public void onComplete() {
     upstreamDone = true;
-    channel.drain();
+    connection.drain();
   }
 
   @Override
@@ -114,7 +114,7 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
     if (s != null) {
       s.cancel();
     }
-    channel.drain(); // which terminates this source and releases what it queued: the queue is the drain's
+    connection.drain(); // which terminates this source and releases what it queued: the queue is the drain's
   }
 
   /** Drain only: the drain lets go of this source; what it queued, or queues later, is released. */

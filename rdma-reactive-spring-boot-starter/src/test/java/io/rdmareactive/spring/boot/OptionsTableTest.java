@@ -99,6 +99,9 @@ class OptionsTableTest {
     if (type == Integer.class) {
       return Integer.valueOf(text);
     }
+    if (type == Long.class) {
+      return Long.valueOf(text);
+    }
     if (type == Boolean.class) {
       return Boolean.valueOf(text);
     }

@@ -161,7 +161,7 @@ public final class RdmaServer extends RdmaTransport<RdmaServer> {
     /**
      * Checks a connect request before anything is built for it: its hello, its retry counts (the
      * CM applies the initiator's to this side's QP, so a request for more than this server allows
-     * would let the client hold this server's sends), and the limits. Refuses it, or counts it as
+     * would let the client hold this server's sends; framed peers only), and the limits. Refuses it, or counts it as
      * a pending handshake and returns true.
      */
     private boolean admit(ConnectRequest request) {
@@ -169,8 +169,10 @@ public final class RdmaServer extends RdmaTransport<RdmaServer> {
         refuse(request, Protocol.Reject.BAD_HELLO);
         return false;
       }
-      if (request.retryCount() > config.get(RdmaOption.RETRY_COUNT)
-          || request.rnrRetry() > config.get(RdmaOption.RNR_RETRY)) {
+      // Framed peers only: a raw server serves plain librdmacm programs, whose default connect
+      // parameters ask for 7 and 7; it bounds its sends with KEEPALIVE_INTERVAL instead.
+      if (!config.raw() && (request.retryCount() > config.get(RdmaOption.RETRY_COUNT)
+          || request.rnrRetry() > config.get(RdmaOption.RNR_RETRY))) {
         refuse(request, Protocol.Reject.TOO_MANY_RETRIES);
         return false;
       }

@@ -10,12 +10,11 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
 import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
+import reactor.core.Disposables;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.Sinks;
 import reactor.core.scheduler.NonBlocking;
@@ -53,12 +52,11 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
   private final ConcurrentLinkedQueue<CompletionRegistration> added = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<CompletionRegistration> removed = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
-  private final ConcurrentLinkedQueue<Timer> timersAdded = new ConcurrentLinkedQueue<>();
-  private final PriorityQueue<Timer> timers = new PriorityQueue<>(); // loop thread only
+  private final LoopTimers timers = new LoopTimers();
+  /** Runs the task of a due timer: made once, so a round of the loop allocates nothing. */
+  private final java.util.function.Consumer<Runnable> runTimer = this::runTask;
   private final Map<CompletionQueue, CompletionRegistration> served = new IdentityHashMap<>(); // loop thread only
   private final List<CompletionRegistration> servedList = new ArrayList<>(); // loop thread only, for the spin
-  /** Timers scheduled and neither run nor cancelled. */
-  private final AtomicInteger liveTimers = new AtomicInteger();
   /** Guards {@link #ended} against what is added meanwhile, so nothing is queued to a loop that has ended. */
   private final Object endLock = new Object();
   private boolean ended; // guarded by endLock
@@ -159,16 +157,13 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
    * cancel it. On a loop that has ended the task never runs (its owner is gone with it).
    */
   public Disposable schedule(Runnable task, Duration delay) {
-    Timer t = new Timer(this, task, System.nanoTime() + Math.max(0, delay.toNanos()));
+    Disposable t;
     synchronized (endLock) {
       if (ended) {
         log.debug("rdma-reactive: " + getName() + " has ended; a timer is dropped");
-        t.task = null;
-        t.state.set(Timer.DONE);
-        return t;
+        return Disposables.disposed();
       }
-      liveTimers.incrementAndGet();
-      timersAdded.add(t);
+      t = timers.add(task, delay);
     }
     wakeup();
     return t;
@@ -224,17 +219,14 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
           served.remove(r.cq, r);
           servedList.remove(r);
         }
-        Timer t;
-        while ((t = timersAdded.poll()) != null) {
-          timers.add(t);
-        }
-        runDueTimers();
+        timers.takeAdded();
+        timers.runDue(runTimer);
         runTasks();
         if (served.isEmpty()) {
           if ((endWhenIdle || stopping) && endIfIdle()) {
             return;
           }
-          if (!added.isEmpty() || !timersAdded.isEmpty() || !tasks.isEmpty()) {
+          if (!added.isEmpty() || timers.anyAdded() || !tasks.isEmpty()) {
             continue;
           }
           // Nothing to serve: sleep until the next timer (or until a CQ, timer or task comes).
@@ -242,14 +234,14 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
           while ((r = ready.poll()) != null) {
             r.drain();
           }
-          if (!added.isEmpty() || !removed.isEmpty() || !timersAdded.isEmpty() || !tasks.isEmpty()) {
+          if (!added.isEmpty() || !removed.isEmpty() || timers.anyAdded() || !tasks.isEmpty()) {
             continue;
           }
           if (pollBudgetNanos != 0 && spin()) {
             continue;
           }
         }
-        long wait = nanosToNextTimer();
+        long wait = timers.nanosToNext(WAIT.toNanos());
         if (wait == 0) {
           continue;
         }
@@ -304,7 +296,7 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
   /** A verbs stream's loop: whether it has ended, with nothing to serve and nothing pending. */
   private boolean endIfIdle() {
     synchronized (endLock) {
-      if (added.isEmpty() && timersAdded.isEmpty() && tasks.isEmpty() && liveTimers.get() == 0) {
+      if (added.isEmpty() && !timers.anyAdded() && tasks.isEmpty() && timers.live() == 0) {
         ended = true;
         return true;
       }
@@ -320,7 +312,6 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
     takeAdded();
     endServed(failure != null && !stopping ? failure : new ResourceClosedException(getName() + " (stopped)"));
     timers.clear();
-    timersAdded.clear();
     Runnable task;
     while ((task = tasks.poll()) != null) {
       runTask(task); // a drain handed over just before the end: it runs here, as the caller would have
@@ -366,24 +357,7 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
     }
   }
 
-  /** Runs the timers that are due; a task that throws is logged, and the loop goes on. */
-  private void runDueTimers() {
-    Timer t;
-    while ((t = timers.peek()) != null && t.deadline - System.nanoTime() <= 0) {
-      timers.poll();
-      Runnable task = t.task;
-      if (task != null && t.claim()) {
-        runTask(task);
-      }
-    }
-  }
 
-  /** Nanoseconds until the next pending timer, at most {@link #WAIT}; 0 when one is due. */
-  private long nanosToNextTimer() {
-    Timer t = timers.peek();
-    long wait = WAIT.toNanos();
-    return t == null ? wait : Math.max(0, Math.min(wait, t.deadline - System.nanoTime()));
-  }
 
   /**
    * Polls the CQs with demand until one delivers (true) or the budget passes without any
@@ -407,8 +381,8 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
           }
         }
       }
-      if (stopping || !ready.isEmpty() || !added.isEmpty() || !removed.isEmpty() || !timersAdded.isEmpty()
-          || !tasks.isEmpty() || timerDue()) {
+      if (stopping || !ready.isEmpty() || !added.isEmpty() || !removed.isEmpty() || timers.anyAdded()
+          || !tasks.isEmpty() || timers.due()) {
         return true;
       }
       if (!demand) {
@@ -428,10 +402,6 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
     }
   }
 
-  private boolean timerDue() {
-    Timer t = timers.peek();
-    return t != null && t.deadline - System.nanoTime() <= 0;
-  }
 
   /** The one place this non-blocking thread may block: waiting for the channel (BlockHound allows it). */
   private static boolean awaitEvent(CompletionChannel channel, long nanos) {
@@ -451,45 +421,4 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
     return getName();
   }
 
-  /** A one-shot timer; pending until it runs or is cancelled, whichever claims it first. */
-  private static final class Timer implements Disposable, Comparable<Timer> {
-    private static final int PENDING = 0;
-    private static final int DONE = 1;
-    private final CompletionEventLoop loop;
-    /** Null once run or cancelled: a cancelled entry waits in the heap for its deadline, holding nothing. */
-    volatile @Nullable Runnable task;
-    final long deadline;
-    private final AtomicInteger state = new AtomicInteger(PENDING);
-
-    Timer(CompletionEventLoop loop, Runnable task, long deadline) {
-      this.loop = loop;
-      this.task = task;
-      this.deadline = deadline;
-    }
-
-    /** Whether this caller took it from pending (to run it or to cancel it). */
-    boolean claim() {
-      if (state.compareAndSet(PENDING, DONE)) {
-        task = null; // what it would run (a connection, say) must not stay reachable till the deadline
-        loop.liveTimers.decrementAndGet();
-        return true;
-      }
-      return false;
-    }
-
-    @Override
-    public void dispose() {
-      claim();
-    }
-
-    @Override
-    public boolean isDisposed() {
-      return state.get() != PENDING;
-    }
-
-    @Override
-    public int compareTo(Timer o) {
-      return Long.compare(deadline - o.deadline, 0);
-    }
-  }
 }

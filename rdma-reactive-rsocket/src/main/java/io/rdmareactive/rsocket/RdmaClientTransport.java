@@ -80,6 +80,11 @@ public final class RdmaClientTransport implements ClientTransport {
     return new RdmaClientTransport(client, maxFrameLength, frames);
   }
 
+  /** At most this many frames wait for credits per connection (default {@value #DEFAULT_MAX_PENDING_FRAMES}). */
+  public int maxPendingFrames() {
+    return maxPendingFrames;
+  }
+
   /** The client this transport connects with, options and all (read its {@code configuration()}). */
   public RdmaClient client() {
     return client;

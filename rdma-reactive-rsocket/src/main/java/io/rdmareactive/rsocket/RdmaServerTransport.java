@@ -64,6 +64,11 @@ public final class RdmaServerTransport implements ServerTransport<CloseableRdmaS
     return new RdmaServerTransport(server, maxFrameLength, frames);
   }
 
+  /** At most this many frames wait for credits per connection (default {@value RdmaClientTransport#DEFAULT_MAX_PENDING_FRAMES}). */
+  public int maxPendingFrames() {
+    return maxPendingFrames;
+  }
+
   /** The server this transport binds, options and all (read its {@code configuration()}). */
   public RdmaServer server() {
     return server;

@@ -161,6 +161,11 @@ public final class RdmaLoopResources implements Disposable {
     return pollBudget == null;
   }
 
+  /** Event mode: how long a loop polls after the last completion before it sleeps; null when busy-polling. */
+  public @Nullable Duration pollBudget() {
+    return pollBudget;
+  }
+
   /** Whether each connection gets a loop of its own. */
   public boolean isThreadPerConnection() {
     return perConnection;

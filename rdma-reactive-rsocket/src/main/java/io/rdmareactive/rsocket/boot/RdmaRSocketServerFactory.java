@@ -70,6 +70,11 @@ public class RdmaRSocketServerFactory implements RSocketServerFactory {
   }
 
   /** How long {@code start()} and {@code stop()} wait (default 30 s). */
+  public Duration lifecycleTimeout() {
+    return lifecycleTimeout;
+  }
+
+  /** Sets {@link #lifecycleTimeout()}. */
   public void setLifecycleTimeout(Duration timeout) {
     this.lifecycleTimeout = Objects.requireNonNull(timeout, "timeout");
   }

@@ -104,4 +104,9 @@ public class RdmaClients implements DisposableBean {
       return c.onDispose();
     }).then().block(timeout);
   }
+
+  /** How long closing waits for the open connections ({@code rdma.server.shutdown-timeout}). */
+  Duration closeTimeout() {
+    return closeTimeout;
+  }
 }

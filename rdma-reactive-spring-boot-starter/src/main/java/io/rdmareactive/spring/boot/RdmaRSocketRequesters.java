@@ -103,4 +103,14 @@ public class RdmaRSocketRequesters implements DisposableBean {
   public void destroy() {
     RdmaClients.closeAll(open, closeTimeout);
   }
+
+  /** How long closing waits for the open connections ({@code rdma.server.shutdown-timeout}). */
+  Duration closeTimeout() {
+    return closeTimeout;
+  }
+
+  /** Frames waiting for credits per connection, at most ({@code rdma.rsocket.client.max-pending-frames}). */
+  int maxPendingFrames() {
+    return maxPendingFrames;
+  }
 }

@@ -96,6 +96,11 @@ public class RdmaServerLifecycle implements SmartLifecycle, ApplicationContextAw
     return PHASE;
   }
 
+  /** How long stopping waits for the server's connections to drain ({@code rdma.server.shutdown-timeout}). */
+  public Duration shutdownTimeout() {
+    return shutdownTimeout;
+  }
+
   /** The bound server, null unless running. */
   public @Nullable DisposableRdmaServer server() {
     return bound;

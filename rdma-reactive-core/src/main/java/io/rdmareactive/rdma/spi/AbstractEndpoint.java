@@ -33,6 +33,8 @@ public abstract class AbstractEndpoint extends AbstractRdmaResource implements E
   private final int ownCqLeases;
   /** The options' source's channel that the CQ is on, given back after the CQ is closed. */
   private volatile @Nullable CompletionChannel sharedChannel;
+  /** The options' source's PD, given back after the QP is closed; null when the endpoint owns its PD. */
+  private volatile @Nullable ProtectionDomain sharedPd;
   private volatile byte[] remotePrivateData;
   private volatile byte[] rejectData = new byte[0];
 
@@ -46,6 +48,7 @@ public abstract class AbstractEndpoint extends AbstractRdmaResource implements E
     this.remotePrivateData = remotePrivateData;
     this.parts = parts;
     this.sharedChannel = parts.sharedChannel();
+    this.sharedPd = parts.sharedPd() ? parts.pd() : null;
     this.ownCqLeases = dependantsOf(parts.cq());
   }
 
@@ -61,50 +64,66 @@ public abstract class AbstractEndpoint extends AbstractRdmaResource implements E
    *
    * @param channel the endpoint's own channel; null when the CQ is on {@code sharedChannel}
    * @param sharedChannel the channel from the options' source; null when the endpoint has its own
+   * @param sharedPd whether {@code pd} came from the options' {@link EndpointOptions#domains() source}
+   *     (then it and the CQ are on the PD's context, and the PD goes back to the source)
    */
   protected record Parts(RdmaContext context, ProtectionDomain pd, @Nullable CompletionChannel channel,
-      @Nullable CompletionChannel sharedChannel, CompletionQueue cq, QueuePair qp) {
+      @Nullable CompletionChannel sharedChannel, CompletionQueue cq, QueuePair qp, boolean sharedPd) {
     /** Frees these objects when the endpoint that was to own them could not be made. */
     public void discard(EndpointOptions options) {
-      unwind(context, pd, channel, sharedChannel, cq, qp, options);
+      unwind(context, pd, sharedPd, channel, sharedChannel, cq, qp, options);
     }
   }
 
   /**
    * Makes an endpoint's objects on {@code context}, which it takes over (a failure closes it too):
-   * a PD, a completion channel of its own or one from the options' source for {@code deviceName},
+   * a PD (the options' shared one for {@code deviceName} when they name a source that has one,
+   * with the CQ on that PD's context, the device's), a completion channel of its own or one from the options' source for {@code deviceName},
    * one CQ for both work queues, and the QP that {@code queuePairs} makes on them.
    */
   protected static Parts createParts(RdmaContext context, String deviceName, EndpointOptions options,
       QueuePairFactory queuePairs) {
     ProtectionDomain pd = null;
+    boolean sharedPd = false;
     CompletionChannel channel = null;
     CompletionChannel shared = null;
     CompletionQueue cq = null;
     try {
-      pd = context.allocateProtectionDomain();
+      ProtectionDomainSource domains = options.domains();
+      pd = domains == null ? null : domains.acquire(deviceName);
+      sharedPd = pd != null;
+      if (pd == null) {
+        pd = context.allocateProtectionDomain();
+      }
       CompletionChannelSource source = options.channels();
       if (source == null) {
         channel = context.createCompletionChannel();
       } else {
         shared = source.acquire(deviceName);
       }
-      cq = context.createCompletionQueue(options.completionQueueDepth(), channel != null ? channel : shared);
-      return new Parts(context, pd, channel, shared, cq, queuePairs.create(pd, cq));
+      // A QP's CQ must be on its PD's context: a shared PD's is the device's (librdmacm's one
+      // context per device, which the CM ids use too), not the endpoint's.
+      RdmaContext cqContext = sharedPd ? pd.context() : context;
+      cq = cqContext.createCompletionQueue(options.completionQueueDepth(), channel != null ? channel : shared);
+      return new Parts(context, pd, channel, shared, cq, queuePairs.create(pd, cq), sharedPd);
     } catch (RuntimeException | Error e) {
-      unwind(context, pd, channel, shared, cq, null, options);
+      unwind(context, pd, sharedPd, channel, shared, cq, null, options);
       throw e;
     }
   }
 
-  private static void unwind(RdmaContext context, @Nullable ProtectionDomain pd, @Nullable CompletionChannel channel,
-      @Nullable CompletionChannel shared, @Nullable CompletionQueue cq, @Nullable QueuePair qp,
-      EndpointOptions options) {
+  private static void unwind(RdmaContext context, @Nullable ProtectionDomain pd, boolean sharedPd,
+      @Nullable CompletionChannel channel, @Nullable CompletionChannel shared, @Nullable CompletionQueue cq,
+      @Nullable QueuePair qp, EndpointOptions options) {
     closeQuietly(qp);
     closeQuietly(cq);
     closeQuietly(channel);
     options.releaseChannel(shared);
-    closeQuietly(pd);
+    if (sharedPd) {
+      options.releaseDomain(pd);
+    } else {
+      closeQuietly(pd);
+    }
     closeQuietly(context);
   }
 
@@ -172,7 +191,13 @@ public abstract class AbstractEndpoint extends AbstractRdmaResource implements E
     CompletionChannel shared = sharedChannel;
     sharedChannel = null; // given back once, even when a later step fails and close is retried
     options.releaseChannel(shared);
-    parts.pd().close();
+    if (parts.sharedPd()) {
+      ProtectionDomain pd = sharedPd;
+      sharedPd = null; // given back once, as the channel
+      options.releaseDomain(pd);
+    } else {
+      parts.pd().close();
+    }
     releaseConnection();
     parts.context().close();
   }
@@ -192,7 +217,8 @@ public abstract class AbstractEndpoint extends AbstractRdmaResource implements E
     boolean qpOpen = !parts.qp().isClosed();
     int ownPd = qpOpen ? 1 : 0;
     int ownCq = qpOpen ? ownCqLeases : 0;
-    int pdUsers = dependantsOf(parts.pd());
+    // A shared PD's other users are other connections' and the loop's: none of this endpoint's business.
+    int pdUsers = parts.sharedPd() ? 0 : dependantsOf(parts.pd());
     String busy = pdUsers > ownPd ? pdUsers - ownPd + " memory region(s) or other object(s) on its PD"
         : dependantsOf(parts.cq()) > ownCq ? "a completion stream (or another lease) on its CQ"
         : dependantsOf(parts.context()) > openChildren() ? "objects created on its context" : null;
@@ -205,8 +231,9 @@ public abstract class AbstractEndpoint extends AbstractRdmaResource implements E
 
   private int openChildren() {
     CompletionChannel channel = parts.channel();
-    return (parts.pd().isClosed() ? 0 : 1) + (channel == null || channel.isClosed() ? 0 : 1)
-        + (parts.cq().isClosed() ? 0 : 1);
+    boolean ownPd = !parts.sharedPd(); // a shared PD and the CQ with it are on the device's context
+    return (!ownPd || parts.pd().isClosed() ? 0 : 1) + (channel == null || channel.isClosed() ? 0 : 1)
+        + (!ownPd || parts.cq().isClosed() ? 0 : 1);
   }
 
   private static int dependantsOf(Object resource) {

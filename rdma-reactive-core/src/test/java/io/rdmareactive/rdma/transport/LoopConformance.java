@@ -59,6 +59,39 @@ public abstract class LoopConformance extends TransportSuite {
   }
 
   /**
+   * A user registers memory on the loops' PD, the one their connections share; it stays while
+   * the memory does, through a connection's close, and goes when the resources are disposed.
+   */
+  @Test
+  void usersRegisterMemoryOnTheLoopsSharedProtectionDomain() {
+    RdmaLoopResources loops = RdmaLoopResources.create("conf-pd", 1);
+    io.rdmareactive.rdma.spi.RdmaProvider provider = RdmaDevices.provider(fixture().provider());
+    String device = provider.devices().getFirst().name();
+    io.rdmareactive.rdma.verbs.ProtectionDomain pd = loops.protectionDomain(provider, device);
+    assertThat(loops.protectionDomain(provider, device)).isSameAs(pd);
+    try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+      io.rdmareactive.rdma.verbs.MemoryRegion mr = pd.registerMemory(arena.allocate(4096, 4096),
+          io.rdmareactive.rdma.verbs.Access.local());
+      DisposableRdmaServer server = bind(server().runOn(loops).handle((in, out) -> out.send(in.receive())));
+      RdmaConnection c = client(server).runOn(loops).connectNow(WAIT);
+      StepVerifier.create(c.outbound().sendString(Mono.just("x")).then()
+          .and(c.inbound().receiveString().take(1).single().doOnNext(s -> assertThat(s).isEqualTo("x"))))
+          .verifyComplete();
+      assertThat(loops.protectionDomainCount()).as("both ends of the connection and the user's memory").isEqualTo(1);
+      c.dispose();
+      c.onDispose().block(WAIT);
+      server.disposeNow(WAIT);
+      servers.remove(server);
+      assertThat(pd.isClosed()).as("a pinned PD after its connections closed").isFalse();
+      mr.close();
+    }
+    StepVerifier.create(loops.disposeLater()).verifyComplete();
+    assertThat(loops.protectionDomainCount()).isZero();
+    assertThat(pd.isClosed()).isTrue();
+    assertThatThrownBy(() -> loops.protectionDomain(provider, device)).isInstanceOf(IllegalStateException.class);
+  }
+
+  /**
    * N clients and their server connections on {@code loops}: each echoes and checks messages;
    * completions run on the loops' threads only, their number stays at most the loop count
    * whatever N, and when all are closed the loops hold no channel and their threads end.
@@ -90,6 +123,8 @@ public abstract class LoopConformance extends TransportSuite {
     // Everything runs on the loops, also the drain that a request from the handler's
     // bounded-elastic thread starts: it is handed to the connection's loop.
     assertThat(serverThreads).isNotEmpty().allMatch(name -> name.startsWith(threadPrefix), "a loop thread");
+    assertThat(loops.protectionDomainCount()).as("protection domains of %d connections' both ends on one device", n)
+        .isEqualTo(1);
     int peak = Thread.activeCount();
     long t1 = System.nanoTime();
     for (RdmaConnection c : conns) {
@@ -107,6 +142,7 @@ public abstract class LoopConformance extends TransportSuite {
         conns.size(), served.size()).isZero();
     StepVerifier.create(loops.disposeLater()).verifyComplete();
     assertThat(loops.channelCount()).isZero();
+    assertThat(loops.protectionDomainCount()).as("protection domains after every connection closed").isZero();
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (loopThreads(threadPrefix) > 0 && System.nanoTime() < deadline) {
       LockSupport.parkNanos(10_000_000);

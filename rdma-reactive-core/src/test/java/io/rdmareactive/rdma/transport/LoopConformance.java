@@ -9,6 +9,7 @@ import io.rdmareactive.rdma.MessageTooLargeException;
 import io.rdmareactive.rdma.device.RdmaDevices;
 import io.rdmareactive.rdma.ResourceClosedException;
 import io.rdmareactive.rdma.spi.ConnectionProvider;
+import io.rdmareactive.rdma.spi.Endpoint;
 import io.rdmareactive.rdma.spi.EndpointOptions;
 import io.rdmareactive.rdma.spi.Listener;
 import java.net.InetSocketAddress;
@@ -89,6 +90,123 @@ public abstract class LoopConformance extends TransportSuite {
     assertThat(loops.protectionDomainCount()).isZero();
     assertThat(pd.isClosed()).isTrue();
     assertThatThrownBy(() -> loops.protectionDomain(provider, device)).isInstanceOf(IllegalStateException.class);
+  }
+
+  /**
+   * Endpoints on one shared receive queue, through the connection SPI: two server endpoints take
+   * their PD from the loops and their QP's receives from one SRQ on it; each client's SEND lands
+   * in a buffer posted to the SRQ, and completes on the CQ of the server endpoint it reached, with
+   * that endpoint's QP number. The endpoints give the SRQ and the PD back once, when closed.
+   */
+  @Test
+  void endpointsTakeTheirReceivesFromASharedReceiveQueueOnTheLoopsPd() throws InterruptedException {
+    ConnectionProvider cp = fixture().connections();
+    io.rdmareactive.rdma.spi.RdmaProvider provider = RdmaDevices.provider(fixture().provider());
+    RdmaLoopResources loops = RdmaLoopResources.create("conf-srq", 1);
+    io.rdmareactive.rdma.verbs.ProtectionDomain pd = loops.protectionDomain(provider, provider.devices().getFirst().name());
+    AtomicInteger acquired = new AtomicInteger();
+    AtomicInteger released = new AtomicInteger();
+    List<Endpoint> endpoints = new ArrayList<>();
+    try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofShared()) {
+      io.rdmareactive.rdma.verbs.SharedReceiveQueue srq = pd.createSharedReceiveQueue(
+          io.rdmareactive.rdma.verbs.SharedReceiveQueueOptions.of(8));
+      java.lang.foreign.MemorySegment slab = arena.allocate(4 * 1024, 4096);
+      io.rdmareactive.rdma.verbs.MemoryRegion slabRegion = pd.registerMemory(slab, io.rdmareactive.rdma.verbs.Access.local());
+      io.rdmareactive.rdma.spi.SharedReceiveQueueSource srqs = new io.rdmareactive.rdma.spi.SharedReceiveQueueSource() {
+        @Override
+        public io.rdmareactive.rdma.verbs.SharedReceiveQueue acquire(io.rdmareactive.rdma.verbs.CompletionChannel channel,
+            io.rdmareactive.rdma.verbs.ProtectionDomain on) {
+          assertThat(on).as("the endpoint's PD").isSameAs(pd);
+          acquired.incrementAndGet();
+          return srq;
+        }
+
+        @Override
+        public void release(io.rdmareactive.rdma.verbs.SharedReceiveQueue s) {
+          assertThat(s).isSameAs(srq);
+          released.incrementAndGet();
+        }
+      };
+      EndpointOptions serverOptions = new EndpointOptions(4, 4, 0, new byte[0]).withDomains(loops.domains(cp))
+          .withReceiveQueues(srqs);
+      for (int i = 0; i < 4; i++) {
+        srq.postReceive(new io.rdmareactive.rdma.verbs.ReceiveRequest().set(i, slabRegion, i * 1024L, 1024));
+      }
+      try (Listener listener = cp.listen(new InetSocketAddress(fixture().host(), 0), serverOptions)) {
+        InetSocketAddress at = new InetSocketAddress(fixture().host(), listener.boundAddress().getPort());
+        List<Endpoint> servers = new ArrayList<>();
+        List<Endpoint> clientsEp = new ArrayList<>();
+        java.util.concurrent.BlockingQueue<io.rdmareactive.rdma.spi.ConnectRequest> requests =
+            new java.util.concurrent.LinkedBlockingQueue<>();
+        reactor.core.Disposable taking = listener.incoming().subscribe(requests::add);
+        for (int i = 0; i < 2; i++) {
+          Endpoint client = cp.connect(at, new EndpointOptions(4, 4, 0, new byte[0]), WAIT).block(WAIT);
+          endpoints.add(client);
+          clientsEp.add(client);
+          Mono<Void> connecting = client.establish().cache();
+          connecting.subscribe(null, e -> {});
+          io.rdmareactive.rdma.spi.ConnectRequest request = requests.poll(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+          assertThat(request).as("connect request %d", i).isNotNull();
+          Endpoint server = request.createEndpoint();
+          endpoints.add(server);
+          servers.add(server);
+          assertThat(server.protectionDomain()).isSameAs(pd);
+          assertThat(server.sharedReceiveQueue()).isSameAs(srq);
+          assertThat(client.sharedReceiveQueue()).isNull();
+          server.establish().block(WAIT);
+          connecting.block(WAIT);
+        }
+        assertThat(acquired).hasValue(2);
+        for (int i = 0; i < 2; i++) {
+          Endpoint client = clientsEp.get(i);
+          java.lang.foreign.MemorySegment payload = arena.allocate(64, 64);
+          payload.fill((byte) ('a' + i));
+          io.rdmareactive.rdma.verbs.MemoryRegion mr = client.protectionDomain().registerMemory(payload,
+              io.rdmareactive.rdma.verbs.Access.local());
+          client.queuePair().postSend(new io.rdmareactive.rdma.verbs.SendRequest().send(100 + i, mr, 0, 10 + i));
+          awaitCompletion(client, wc -> assertThat(wc.status()).isEqualTo(io.rdmareactive.rdma.verbs.WorkCompletion.Status.SUCCESS));
+          mr.close();
+          Endpoint server = servers.get(i);
+          char expected = (char) ('a' + i);
+          int length = 10 + i;
+          awaitCompletion(server, wc -> {
+            assertThat(wc.status()).isEqualTo(io.rdmareactive.rdma.verbs.WorkCompletion.Status.SUCCESS);
+            assertThat(wc.qpNumber()).as("the QP of the endpoint the SEND reached").isEqualTo(server.queuePair().qpNumber());
+            assertThat(wc.byteLength()).isEqualTo(length);
+            long offset = wc.wrId() * 1024;
+            assertThat((char) slab.get(java.lang.foreign.ValueLayout.JAVA_BYTE, offset)).isEqualTo(expected);
+          });
+        }
+        for (Endpoint e : endpoints) {
+          e.close();
+        }
+        assertThat(released).as("SRQ given back once per server endpoint").hasValue(2);
+        taking.dispose();
+      }
+      slabRegion.close();
+      srq.close();
+    } finally {
+      for (Endpoint e : endpoints) {
+        e.close();
+      }
+    }
+    StepVerifier.create(loops.disposeLater()).verifyComplete();
+    assertThat(pd.isClosed()).isTrue();
+  }
+
+  /** Polls {@code endpoint}'s CQ until one completion came, and checks it. */
+  private static void awaitCompletion(Endpoint endpoint,
+      java.util.function.Consumer<io.rdmareactive.rdma.verbs.WorkCompletion> check) {
+    AtomicReference<io.rdmareactive.rdma.verbs.WorkCompletion> got = new AtomicReference<>();
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (got.get() == null && System.nanoTime() < deadline) {
+      endpoint.completionQueue().poll(1, wc -> got.set(wc.toWorkCompletion()));
+      if (got.get() == null) {
+        LockSupport.parkNanos(1_000_000);
+      }
+    }
+    assertThat(got.get()).as("a completion on %s", endpoint).isNotNull();
+    check.accept(got.get());
   }
 
   /**

@@ -9,6 +9,7 @@ import io.rdmareactive.rdma.verbs.QueuePairOptions;
 import io.rdmareactive.rdma.verbs.QueuePairType;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Creates queue pairs: ibv_create_qp on a PD, create_qp_ex and ibv_open_qp in an XRC domain, and

@@ -41,10 +41,10 @@ final class MemConnectionEndpoint extends AbstractEndpoint {
 
   private static MemConnectionEndpoint create(boolean activeSide, InMemoryProvider.DeviceSpec device,
       InetSocketAddress address, EndpointOptions options, byte[] remotePrivateData, @Nullable Request request) {
-    Parts parts = createParts(new MemContext(device), device.name(), options, (pd, cq) -> {
+    Parts parts = createParts(new MemContext(device), device.name(), options, (pd, cq, srq) -> {
       MemQueuePair qp = (MemQueuePair) pd.createQueuePair(QueuePairOptions.reliable(cq, 1)
           .withDepth(options.sendQueueDepth(), options.receiveQueueDepth())
-          .withMaxInlineData(options.maxInlineData()));
+          .withMaxInlineData(options.maxInlineData()).withSharedReceiveQueue(srq));
       try {
         qp.toInit();
       } catch (RuntimeException e) {

@@ -3,6 +3,7 @@ package io.rdmareactive.rdma.inmemory;
 import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.spi.ConnectionProvider;
 import io.rdmareactive.rdma.verbs.CompletionChannel;
+import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import io.rdmareactive.rdma.spi.Endpoint;
 import io.rdmareactive.rdma.spi.EndpointOptions;
 import io.rdmareactive.rdma.spi.ListenLimits;
@@ -66,11 +67,21 @@ final class MemConnectionProvider implements ConnectionProvider {
 
   @Override
   public CompletionChannel openCompletionChannel(String deviceName) {
+    checkDevice(deviceName);
+    return MemCompletionChannel.shared(device);
+  }
+
+  @Override
+  public ProtectionDomain allocateProtectionDomain(String deviceName) {
+    checkDevice(deviceName);
+    return MemProtectionDomain.onOwnContext(device);
+  }
+
+  private void checkDevice(String deviceName) {
     if (!device.name().equals(deviceName)) {
       throw new IllegalArgumentException("no in-memory device '" + deviceName + "' (this provider serves "
           + device.name() + ")");
     }
-    return MemCompletionChannel.shared(device);
   }
 
   MemConnectionEndpoint passive(MemConnectionEndpoint.Request request, InetSocketAddress local,

@@ -15,22 +15,41 @@ import io.rdmareactive.rdma.verbs.SharedReceiveQueueOptions;
 import io.rdmareactive.rdma.verbs.ThreadDomain;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 class MemProtectionDomain extends AbstractProtectionDomain implements MemContext.Owned {
   final MemContext context;
   final Fabric fabric;
   private final String type;
+  /** Whether closing this closes its context too (a PD shared by endpoints, on a context of its own). */
+  private final boolean ownsContext;
 
   MemProtectionDomain(MemContext context) {
     this(context, "pd", "in-memory PD #" + context.fabric.nextHandle(), context);
   }
 
-  MemProtectionDomain(MemContext context, String type, String description, AbstractRdmaResource parent) {
+  MemProtectionDomain(MemContext context, String type, String description, @Nullable AbstractRdmaResource parent) {
     super(description, parent);
     this.context = context;
     this.fabric = context.fabric;
     this.type = type;
+    this.ownsContext = parent == null;
     fabric.created(type);
+  }
+
+  /**
+   * A PD that the endpoints on {@code device} may share (endpoint contexts stand for librdmacm's
+   * one context per device), on a context of its own that closing it closes.
+   */
+  static MemProtectionDomain onOwnContext(InMemoryProvider.DeviceSpec device) {
+    MemContext ctx = new MemContext(device);
+    try {
+      // No lease on its context: it closes the context itself, after it.
+      return new MemProtectionDomain(ctx, "pd", "in-memory shared PD #" + ctx.fabric.nextHandle(), null);
+    } catch (RuntimeException e) {
+      ctx.close();
+      throw e;
+    }
   }
 
   /** The PD whose objects may use each other's memory; a parent domain's is its PD's. */
@@ -80,6 +99,9 @@ class MemProtectionDomain extends AbstractProtectionDomain implements MemContext
   @Override
   protected void release() {
     fabric.released(type);
+    if (ownsContext) {
+      context.close();
+    }
   }
 
   @Override

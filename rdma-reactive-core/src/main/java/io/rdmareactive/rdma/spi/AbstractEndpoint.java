@@ -7,6 +7,7 @@ import io.rdmareactive.rdma.verbs.CompletionQueue;
 import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import io.rdmareactive.rdma.verbs.QueuePair;
 import io.rdmareactive.rdma.verbs.RdmaContext;
+import io.rdmareactive.rdma.verbs.SharedReceiveQueue;
 import java.net.InetSocketAddress;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
@@ -33,6 +34,10 @@ public abstract class AbstractEndpoint extends AbstractRdmaResource implements E
   private final int ownCqLeases;
   /** The options' source's channel that the CQ is on, given back after the CQ is closed. */
   private volatile @Nullable CompletionChannel sharedChannel;
+  /** The options' source's SRQ, given back after the QP is closed; null when the QP has none. */
+  private volatile @Nullable SharedReceiveQueue sharedReceiveQueue;
+  /** The options' source's PD, given back after the QP is closed; null when the endpoint owns its PD. */
+  private volatile @Nullable ProtectionDomain sharedPd;
   private volatile byte[] remotePrivateData;
   private volatile byte[] rejectData = new byte[0];
 
@@ -46,14 +51,19 @@ public abstract class AbstractEndpoint extends AbstractRdmaResource implements E
     this.remotePrivateData = remotePrivateData;
     this.parts = parts;
     this.sharedChannel = parts.sharedChannel();
+    this.sharedPd = parts.sharedPd() ? parts.pd() : null;
+    this.sharedReceiveQueue = parts.srq();
     this.ownCqLeases = dependantsOf(parts.cq());
   }
 
   /** Creates a connection's queue pair, on the endpoint's PD with its CQ for both work queues, in INIT. */
   @FunctionalInterface
   protected interface QueuePairFactory {
-    /** Creates the queue pair on {@code pd}, with {@code cq} for both work queues. */
-    QueuePair create(ProtectionDomain pd, CompletionQueue cq);
+    /**
+     * Creates the queue pair on {@code pd}, with {@code cq} for both work queues, taking its
+     * receives from {@code srq} when it is not null (then it has no receive queue of its own).
+     */
+    QueuePair create(ProtectionDomain pd, CompletionQueue cq, @Nullable SharedReceiveQueue srq);
   }
 
   /**
@@ -61,50 +71,76 @@ public abstract class AbstractEndpoint extends AbstractRdmaResource implements E
    *
    * @param channel the endpoint's own channel; null when the CQ is on {@code sharedChannel}
    * @param sharedChannel the channel from the options' source; null when the endpoint has its own
+   * @param sharedPd whether {@code pd} came from the options' {@link EndpointOptions#domains() source}
+   *     (then it and the CQ are on the PD's context, and the PD goes back to the source)
+   * @param srq the shared receive queue from the options' source that the QP takes receives from; null: none
    */
   protected record Parts(RdmaContext context, ProtectionDomain pd, @Nullable CompletionChannel channel,
-      @Nullable CompletionChannel sharedChannel, CompletionQueue cq, QueuePair qp) {
+      @Nullable CompletionChannel sharedChannel, CompletionQueue cq, QueuePair qp, boolean sharedPd,
+      @Nullable SharedReceiveQueue srq) {
     /** Frees these objects when the endpoint that was to own them could not be made. */
     public void discard(EndpointOptions options) {
-      unwind(context, pd, channel, sharedChannel, cq, qp, options);
+      unwind(context, pd, sharedPd, channel, sharedChannel, cq, srq, qp, options);
     }
   }
 
   /**
    * Makes an endpoint's objects on {@code context}, which it takes over (a failure closes it too):
-   * a PD, a completion channel of its own or one from the options' source for {@code deviceName},
-   * one CQ for both work queues, and the QP that {@code queuePairs} makes on them.
+   * a PD (the options' shared one for {@code deviceName} when they name a source that has one,
+   * with the CQ on that PD's context, the device's), a completion channel of its own or one from the options' source for {@code deviceName},
+   * one CQ for both work queues, the options' shared receive queue for that channel when they
+   * name a source that has one, and the QP that {@code queuePairs} makes on them.
    */
   protected static Parts createParts(RdmaContext context, String deviceName, EndpointOptions options,
       QueuePairFactory queuePairs) {
     ProtectionDomain pd = null;
+    boolean sharedPd = false;
     CompletionChannel channel = null;
     CompletionChannel shared = null;
     CompletionQueue cq = null;
+    SharedReceiveQueue srq = null;
     try {
-      pd = context.allocateProtectionDomain();
+      ProtectionDomainSource domains = options.domains();
+      pd = domains == null ? null : domains.acquire(deviceName);
+      sharedPd = pd != null;
+      if (pd == null) {
+        pd = context.allocateProtectionDomain();
+      }
+      // A QP's CQ must be on its PD's context: a shared PD's is the device's (librdmacm's one
+      // context per device, which the CM ids use too), not the endpoint's; so is its own channel.
+      RdmaContext cqContext = sharedPd ? pd.context() : context;
       CompletionChannelSource source = options.channels();
       if (source == null) {
-        channel = context.createCompletionChannel();
+        channel = cqContext.createCompletionChannel();
       } else {
         shared = source.acquire(deviceName);
       }
-      cq = context.createCompletionQueue(options.completionQueueDepth(), channel != null ? channel : shared);
-      return new Parts(context, pd, channel, shared, cq, queuePairs.create(pd, cq));
+      CompletionChannel cqChannel = channel != null ? channel : shared;
+      cq = cqContext.createCompletionQueue(options.completionQueueDepth(), cqChannel);
+      SharedReceiveQueueSource receiveQueues = options.receiveQueues();
+      if (receiveQueues != null && cqChannel != null) {
+        srq = receiveQueues.acquire(cqChannel, pd);
+      }
+      return new Parts(context, pd, channel, shared, cq, queuePairs.create(pd, cq, srq), sharedPd, srq);
     } catch (RuntimeException | Error e) {
-      unwind(context, pd, channel, shared, cq, null, options);
+      unwind(context, pd, sharedPd, channel, shared, cq, srq, null, options);
       throw e;
     }
   }
 
-  private static void unwind(RdmaContext context, @Nullable ProtectionDomain pd, @Nullable CompletionChannel channel,
-      @Nullable CompletionChannel shared, @Nullable CompletionQueue cq, @Nullable QueuePair qp,
-      EndpointOptions options) {
+  private static void unwind(RdmaContext context, @Nullable ProtectionDomain pd, boolean sharedPd,
+      @Nullable CompletionChannel channel, @Nullable CompletionChannel shared, @Nullable CompletionQueue cq,
+      @Nullable SharedReceiveQueue srq, @Nullable QueuePair qp, EndpointOptions options) {
     closeQuietly(qp);
+    options.releaseReceiveQueue(srq);
     closeQuietly(cq);
     closeQuietly(channel);
     options.releaseChannel(shared);
-    closeQuietly(pd);
+    if (sharedPd) {
+      options.releaseDomain(pd);
+    } else {
+      closeQuietly(pd);
+    }
     closeQuietly(context);
   }
 
@@ -126,6 +162,11 @@ public abstract class AbstractEndpoint extends AbstractRdmaResource implements E
   @Override
   public final CompletionQueue completionQueue() {
     return parts.cq();
+  }
+
+  @Override
+  public final @Nullable SharedReceiveQueue sharedReceiveQueue() {
+    return parts.srq();
   }
 
   @Override
@@ -165,6 +206,9 @@ public abstract class AbstractEndpoint extends AbstractRdmaResource implements E
     disconnect();
     abortEstablish();
     parts.qp().close();
+    SharedReceiveQueue srq = sharedReceiveQueue;
+    sharedReceiveQueue = null; // given back once, as the channel
+    options.releaseReceiveQueue(srq);
     parts.cq().close();
     if (parts.channel() != null) {
       parts.channel().close();
@@ -172,7 +216,13 @@ public abstract class AbstractEndpoint extends AbstractRdmaResource implements E
     CompletionChannel shared = sharedChannel;
     sharedChannel = null; // given back once, even when a later step fails and close is retried
     options.releaseChannel(shared);
-    parts.pd().close();
+    if (parts.sharedPd()) {
+      ProtectionDomain pd = sharedPd;
+      sharedPd = null; // given back once, as the channel
+      options.releaseDomain(pd);
+    } else {
+      parts.pd().close();
+    }
     releaseConnection();
     parts.context().close();
   }
@@ -192,7 +242,8 @@ public abstract class AbstractEndpoint extends AbstractRdmaResource implements E
     boolean qpOpen = !parts.qp().isClosed();
     int ownPd = qpOpen ? 1 : 0;
     int ownCq = qpOpen ? ownCqLeases : 0;
-    int pdUsers = dependantsOf(parts.pd());
+    // A shared PD's other users are other connections' and the loop's: none of this endpoint's business.
+    int pdUsers = parts.sharedPd() ? 0 : dependantsOf(parts.pd());
     String busy = pdUsers > ownPd ? pdUsers - ownPd + " memory region(s) or other object(s) on its PD"
         : dependantsOf(parts.cq()) > ownCq ? "a completion stream (or another lease) on its CQ"
         : dependantsOf(parts.context()) > openChildren() ? "objects created on its context" : null;
@@ -204,6 +255,9 @@ public abstract class AbstractEndpoint extends AbstractRdmaResource implements E
   }
 
   private int openChildren() {
+    if (parts.sharedPd()) {
+      return 0; // a shared PD, and the CQ and channel with it, are on the device's context
+    }
     CompletionChannel channel = parts.channel();
     return (parts.pd().isClosed() ? 0 : 1) + (channel == null || channel.isClosed() ? 0 : 1)
         + (parts.cq().isClosed() ? 0 : 1);

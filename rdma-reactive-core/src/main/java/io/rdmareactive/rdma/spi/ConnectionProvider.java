@@ -1,6 +1,7 @@
 package io.rdmareactive.rdma.spi;
 
 import io.rdmareactive.rdma.verbs.CompletionChannel;
+import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import reactor.core.publisher.Mono;
@@ -45,5 +46,18 @@ public interface ConnectionProvider {
    */
   default CompletionChannel openCompletionChannel(String deviceName) {
     throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot share completion channels");
+  }
+
+  /**
+   * Allocates a protection domain on the device context this provider's endpoints for
+   * {@code deviceName} use, for the transport's loop resources to share among many endpoints
+   * (and their users to register memory on) through {@link EndpointOptions#domains()}. Closing it
+   * frees what it holds of the device too; the caller closes it after the last QP and memory
+   * region on it are gone.
+   *
+   * @throws UnsupportedOperationException when this provider's endpoints cannot share a PD
+   */
+  default ProtectionDomain allocateProtectionDomain(String deviceName) {
+    throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot share protection domains");
   }
 }

@@ -6,6 +6,7 @@ import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import io.rdmareactive.rdma.verbs.QueuePair;
 import io.rdmareactive.rdma.verbs.RdmaContext;
 import io.rdmareactive.rdma.verbs.RdmaResource;
+import io.rdmareactive.rdma.verbs.SharedReceiveQueue;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
@@ -33,6 +34,15 @@ public interface Endpoint extends RdmaResource {
 
   /** The completion queue of both its work queues. */
   CompletionQueue completionQueue();
+
+  /**
+   * The shared receive queue its queue pair takes receives from (one from the options'
+   * {@link EndpointOptions#receiveQueues() source}: post receives there, not on the QP); null when
+   * the QP has a receive queue of its own.
+   */
+  default @Nullable SharedReceiveQueue sharedReceiveQueue() {
+    return null;
+  }
 
   /**
    * The peer's handshake private data: on the passive side its connect request's, from the start;

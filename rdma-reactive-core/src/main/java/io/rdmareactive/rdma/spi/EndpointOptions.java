@@ -1,6 +1,8 @@
 package io.rdmareactive.rdma.spi;
 
 import io.rdmareactive.rdma.verbs.CompletionChannel;
+import io.rdmareactive.rdma.verbs.ProtectionDomain;
+import io.rdmareactive.rdma.verbs.SharedReceiveQueue;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -18,9 +20,14 @@ import org.jspecify.annotations.Nullable;
  * @param rnrRetry the QP's receiver-not-ready retries before a send fails with RNR_RETRY_EXC_ERR
  *     (0..7; 7 means "forever" in InfiniBand, which lets a peer that never posts receives hold a
  *     send, and so a close, for good). Providers that do not model retries ignore both.
+ * @param domains where the endpoint gets its protection domain (shared with other endpoints on
+ *     the device); null: the endpoint allocates and owns a PD of its own
+ * @param receiveQueues where the endpoint's queue pair gets a shared receive queue (then
+ *     {@code receiveQueueDepth} is unused); null: the QP has a receive queue of its own
  */
 public record EndpointOptions(int sendQueueDepth, int receiveQueueDepth, int maxInlineData, byte[] privateData,
-    @Nullable CompletionChannelSource channels, int retryCount, int rnrRetry) {
+    @Nullable CompletionChannelSource channels, int retryCount, int rnrRetry, @Nullable ProtectionDomainSource domains,
+    @Nullable SharedReceiveQueueSource receiveQueues) {
   /** Longest private data accepted: rdma_connect's limit on InfiniBand/RoCE. */
   public static final int MAX_PRIVATE_DATA = 56;
   /**
@@ -49,6 +56,12 @@ public record EndpointOptions(int sendQueueDepth, int receiveQueueDepth, int max
     privateData = privateData.clone();
   }
 
+  /** Options whose endpoint allocates a PD and has a receive queue of its own. */
+  public EndpointOptions(int sendQueueDepth, int receiveQueueDepth, int maxInlineData, byte[] privateData,
+      @Nullable CompletionChannelSource channels, int retryCount, int rnrRetry) {
+    this(sendQueueDepth, receiveQueueDepth, maxInlineData, privateData, channels, retryCount, rnrRetry, null, null);
+  }
+
   /** Options with the default (finite) retry counts. */
   public EndpointOptions(int sendQueueDepth, int receiveQueueDepth, int maxInlineData, byte[] privateData,
       @Nullable CompletionChannelSource channels) {
@@ -75,13 +88,47 @@ public record EndpointOptions(int sendQueueDepth, int receiveQueueDepth, int max
   /** These options with the endpoint's CQ on a channel from {@code channels}. */
   public EndpointOptions withChannels(@Nullable CompletionChannelSource channels) {
     return new EndpointOptions(sendQueueDepth, receiveQueueDepth, maxInlineData, privateData, channels, retryCount,
-        rnrRetry);
+        rnrRetry, domains, receiveQueues);
+  }
+
+  /** These options with the endpoint's PD from {@code domains} (null: a PD of its own). */
+  public EndpointOptions withDomains(@Nullable ProtectionDomainSource domains) {
+    return new EndpointOptions(sendQueueDepth, receiveQueueDepth, maxInlineData, privateData, channels, retryCount,
+        rnrRetry, domains, receiveQueues);
+  }
+
+  /** These options with the endpoint's QP on a shared receive queue from {@code receiveQueues} (null: its own). */
+  public EndpointOptions withReceiveQueues(@Nullable SharedReceiveQueueSource receiveQueues) {
+    return new EndpointOptions(sendQueueDepth, receiveQueueDepth, maxInlineData, privateData, channels, retryCount,
+        rnrRetry, domains, receiveQueues);
+  }
+
+  /**
+   * Gives {@code shared}, an SRQ the endpoint acquired from {@link #receiveQueues()}, back to that
+   * source; nothing when it is null.
+   */
+  public void releaseReceiveQueue(@Nullable SharedReceiveQueue shared) {
+    SharedReceiveQueueSource source = receiveQueues;
+    if (shared != null && source != null) {
+      source.release(shared);
+    }
+  }
+
+  /**
+   * Gives {@code shared}, a PD the endpoint acquired from {@link #domains()}, back to that source;
+   * nothing when it is null.
+   */
+  public void releaseDomain(@Nullable ProtectionDomain shared) {
+    ProtectionDomainSource source = domains;
+    if (shared != null && source != null) {
+      source.release(shared);
+    }
   }
 
   /** These options with the given transport and RNR retry counts (0 .. 7 each). */
   public EndpointOptions withRetries(int retryCount, int rnrRetry) {
     return new EndpointOptions(sendQueueDepth, receiveQueueDepth, maxInlineData, privateData, channels, retryCount,
-        rnrRetry);
+        rnrRetry, domains, receiveQueues);
   }
 
   @Override

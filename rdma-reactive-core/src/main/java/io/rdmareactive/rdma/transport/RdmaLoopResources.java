@@ -3,9 +3,12 @@ package io.rdmareactive.rdma.transport;
 import io.rdmareactive.rdma.loop.CompletionEventLoop;
 import io.rdmareactive.rdma.spi.CompletionChannelSource;
 import io.rdmareactive.rdma.spi.ConnectionProvider;
+import io.rdmareactive.rdma.spi.ProtectionDomainSource;
+import io.rdmareactive.rdma.spi.RdmaProvider;
 import io.rdmareactive.rdma.verbs.CompletionChannel;
 import io.rdmareactive.rdma.verbs.CompletionStreamOptions;
 import io.rdmareactive.rdma.verbs.IdleStrategy;
+import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -74,6 +77,7 @@ public final class RdmaLoopResources implements Disposable {
   private final Set<CompletionEventLoop> running = ConcurrentHashMap.newKeySet();
   /** Thread-per-connection: each connection's own loop, by its channel. */
   private final Map<CompletionChannel, CompletionEventLoop> ownLoops = new ConcurrentHashMap<>();
+  private final LoopDomains domains;
   private volatile boolean disposed;
 
   private RdmaLoopResources(String prefix, int loopCount, boolean perConnection, @Nullable Duration pollBudget,
@@ -87,6 +91,7 @@ public final class RdmaLoopResources implements Disposable {
     this.pollBudget = pollBudget;
     this.idleStrategy = idleStrategy;
     this.streamOptions = streamOptions;
+    this.domains = new LoopDomains(prefix + " loop resources");
   }
 
   /** {@code loops} event-mode loops named {@code prefix-1..n}, with the default poll budget. */
@@ -206,6 +211,29 @@ public final class RdmaLoopResources implements Disposable {
     };
   }
 
+  /** Where new endpoints of {@code provider} get their PD: one per device, shared by these resources' connections. */
+  ProtectionDomainSource domains(ConnectionProvider provider) {
+    return domains.source(provider);
+  }
+
+  /**
+   * The protection domain that the connections of these resources on {@code deviceName} of
+   * {@code provider} share: register memory on it to send from (it stays until these resources
+   * are disposed, and the memory registered on it must be closed before). Connections use it
+   * whether or not this was called.
+   *
+   * @throws UnsupportedOperationException when the provider's connections cannot share a PD
+   * @throws IllegalStateException when these resources are disposed
+   */
+  public ProtectionDomain protectionDomain(RdmaProvider provider, String deviceName) {
+    return domains.pin(provider.connections(), deviceName);
+  }
+
+  /** Protection domains allocated now (one per provider and device in use, or pinned). */
+  public int protectionDomainCount() {
+    return domains.size();
+  }
+
   /** The loop that serves CQs on {@code channel}, a channel these loops handed out. */
   CompletionEventLoop loopOf(CompletionChannel channel) {
     CompletionEventLoop own = ownLoops.get(channel);
@@ -249,12 +277,13 @@ public final class RdmaLoopResources implements Disposable {
 
   /**
    * Refuses new connections; each loop stops, closing its channel, as its last connection goes
-   * (at once for idle ones). The shared default cannot be disposed (its loops stop when unused).
+   * (at once for idle ones), and so does each protection domain. The shared default cannot be disposed (its loops stop when unused).
    */
   @Override
   public void dispose() {
     if (this != shared) {
       disposed = true;
+      domains.dispose();
     }
   }
 

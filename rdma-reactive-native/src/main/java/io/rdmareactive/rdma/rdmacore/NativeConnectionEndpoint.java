@@ -8,6 +8,7 @@ import io.rdmareactive.rdma.spi.AbstractEndpoint;
 import io.rdmareactive.rdma.spi.EndpointOptions;
 import io.rdmareactive.rdma.verbs.AsyncEvent;
 import io.rdmareactive.rdma.verbs.PortAttributes;
+import io.rdmareactive.rdma.verbs.SharedReceiveQueue;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.net.InetSocketAddress;
@@ -80,8 +81,8 @@ final class NativeConnectionEndpoint extends AbstractEndpoint {
           "no RDMA device serves " + address + " (the CM id has no device)", null);
     }
     NativeContext ctx = NativeContext.borrow(verbs);
-    Parts parts = createParts(ctx, ctx.deviceName(), options, (pd, cq) ->
-        createQueuePair(cm, (NativeProtectionDomain) pd, (NativeCompletionQueue) cq, options));
+    Parts parts = createParts(ctx, ctx.deviceName(), options, (pd, cq, srq) ->
+        createQueuePair(cm, (NativeProtectionDomain) pd, (NativeCompletionQueue) cq, nativeSrq(srq), options));
     try {
       NativeConnectionEndpoint ep = new NativeConnectionEndpoint(provider, loop, cm, activeSide, address, options,
           remotePrivateData, parts);
@@ -95,16 +96,27 @@ final class NativeConnectionEndpoint extends AbstractEndpoint {
     }
   }
 
-  /** rdma_create_qp on {@code pd} with {@code cq} for both queues: RC, selective signaling, in INIT. */
+  private static @Nullable NativeSharedReceiveQueue nativeSrq(@Nullable SharedReceiveQueue srq) {
+    if (srq != null && !(srq instanceof NativeSharedReceiveQueue)) {
+      throw new IllegalArgumentException("SRQ " + srq + " is not a native one");
+    }
+    return (NativeSharedReceiveQueue) srq;
+  }
+
+  /**
+   * rdma_create_qp on {@code pd} with {@code cq} for both queues, receives from {@code srq} when
+   * not null: RC, selective signaling, in INIT.
+   */
   private static NativeQueuePair createQueuePair(CmEndpoint cm, NativeProtectionDomain pd, NativeCompletionQueue cq,
-      EndpointOptions o) {
+      @Nullable NativeSharedReceiveQueue srq, EndpointOptions o) {
     MemorySegment qp;
     int sendSge;
     int recvSge;
     int inline;
     try (Arena a = Arena.ofConfined()) {
-      QpInitAttr attr = new QpInitAttr(a).queues(cq.cq, cq.cq, MemorySegment.NULL)
-          .capabilities(o.sendQueueDepth(), o.receiveQueueDepth(), 1, 1, o.maxInlineData())
+      QpInitAttr attr = new QpInitAttr(a).queues(cq.cq, cq.cq, srq == null ? MemorySegment.NULL : srq.srq)
+          .capabilities(o.sendQueueDepth(), srq == null ? o.receiveQueueDepth() : 0, 1, srq == null ? 1 : 0,
+              o.maxInlineData())
           .type((int) CmLayout.IBV_QPT_RC, false);
       synchronized (cm) {
         cm.ensureOpen();
@@ -142,7 +154,7 @@ final class NativeConnectionEndpoint extends AbstractEndpoint {
       }
     };
     try {
-      return NativeQueuePair.adopt(pd, qp, cq, o.sendQueueDepth(), o.receiveQueueDepth(), Math.max(1, sendSge),
+      return NativeQueuePair.adopt(pd, qp, cq, srq, o.sendQueueDepth(), o.receiveQueueDepth(), Math.max(1, sendSge),
           Math.max(1, recvSge), Math.max(0, inline), destroy);
     } catch (RuntimeException | Error e) {
       destroy.destroy();

@@ -4,6 +4,7 @@ import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.spi.ConnectionProvider;
 import io.rdmareactive.rdma.verbs.CompletionChannel;
+import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import io.rdmareactive.rdma.spi.Endpoint;
 import io.rdmareactive.rdma.spi.EndpointOptions;
 import io.rdmareactive.rdma.spi.ListenLimits;
@@ -178,6 +179,11 @@ final class NativeConnectionProvider implements ConnectionProvider {
   @Override
   public CompletionChannel openCompletionChannel(String deviceName) {
     return NativeCompletionChannel.createShared(RdmaCm.deviceContext(deviceName));
+  }
+
+  @Override
+  public ProtectionDomain allocateProtectionDomain(String deviceName) {
+    return NativeProtectionDomain.onDeviceContext(RdmaCm.deviceContext(deviceName));
   }
 
   static void checkResolved(InetSocketAddress address) {

@@ -13,16 +13,42 @@ import io.rdmareactive.rdma.verbs.SharedReceiveQueueOptions;
 import io.rdmareactive.rdma.verbs.ThreadDomain;
 import java.lang.foreign.MemorySegment;
 import java.util.Set;
+import org.jspecify.annotations.Nullable;
 
 /** A protection domain (ibv_alloc_pd); also the base of {@link NativeParentDomain}. */
 class NativeProtectionDomain extends AbstractProtectionDomain implements NativeContextBound {
   final NativeContext context;
   final MemorySegment pd;
+  /** Whether closing this closes its context too (a PD shared by endpoints, on a borrowed device context). */
+  private final boolean ownsContext;
 
-  NativeProtectionDomain(NativeContext context, AbstractRdmaResource parent, MemorySegment pd, String description) {
+  NativeProtectionDomain(NativeContext context, @Nullable AbstractRdmaResource parent, MemorySegment pd,
+      String description) {
     super(description, parent);
     this.context = context;
     this.pd = pd;
+    this.ownsContext = parent == null;
+  }
+
+  /**
+   * A PD on {@code borrowed}, librdmacm's context of a device (which its CM ids' QPs are on), that
+   * the endpoints on that device may share; closing it closes the borrowed context, after it.
+   */
+  static NativeProtectionDomain onDeviceContext(NativeContext borrowed) {
+    try {
+      borrowed.ensureOpen();
+      MemorySegment pd = Native.created("ibv_alloc_pd", Ibverbs.allocPd(borrowed.ctx));
+      try {
+        // No lease on its context: it closes the context itself, after it.
+        return new NativeProtectionDomain(borrowed, null, pd, "ProtectionDomain[" + borrowed.deviceName() + ", shared]");
+      } catch (RuntimeException | Error e) {
+        Ibverbs.deallocPd(pd);
+        throw e;
+      }
+    } catch (RuntimeException | Error e) {
+      borrowed.close();
+      throw e;
+    }
   }
 
   @Override
@@ -68,6 +94,9 @@ class NativeProtectionDomain extends AbstractProtectionDomain implements NativeC
   @Override
   protected void release() {
     Native.checkReturn(closeFunction(), Ibverbs.deallocPd(pd));
+    if (ownsContext) {
+      context.close();
+    }
   }
 
   @Override

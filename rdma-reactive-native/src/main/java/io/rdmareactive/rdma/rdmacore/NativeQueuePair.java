@@ -93,9 +93,10 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
   }
 
   /** See {@link QueuePairFactory#adopt}. */
-  static NativeQueuePair adopt(NativeProtectionDomain pd, MemorySegment qp, NativeCompletionQueue cq, int sendDepth,
-      int recvDepth, int maxSendSge, int maxRecvSge, int maxInline, AdoptedDestroy destroy) {
-    return QueuePairFactory.adopt(pd, qp, cq, sendDepth, recvDepth, maxSendSge, maxRecvSge, maxInline, destroy);
+  static NativeQueuePair adopt(NativeProtectionDomain pd, MemorySegment qp, NativeCompletionQueue cq,
+      @Nullable NativeSharedReceiveQueue srq, int sendDepth, int recvDepth, int maxSendSge, int maxRecvSge, int maxInline,
+      AdoptedDestroy destroy) {
+    return QueuePairFactory.adopt(pd, qp, cq, srq, sendDepth, recvDepth, maxSendSge, maxRecvSge, maxInline, destroy);
   }
 
   @Override

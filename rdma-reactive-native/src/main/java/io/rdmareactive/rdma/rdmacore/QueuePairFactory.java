@@ -9,6 +9,7 @@ import io.rdmareactive.rdma.verbs.QueuePairOptions;
 import io.rdmareactive.rdma.verbs.QueuePairType;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Creates queue pairs: ibv_create_qp on a PD, create_qp_ex and ibv_open_qp in an XRC domain, and
@@ -104,13 +105,19 @@ final class QueuePairFactory {
   /**
    * Takes on an RC {@code qp} that was created elsewhere (rdma_create_qp) on {@code pd} with
    * {@code cq} as both its send and receive CQ and the granted capabilities given here. The
-   * QP reserves its depths on the CQ and leases it as any other does; {@code destroy} frees it.
-   * On failure nothing is reserved and the caller still owns (and frees) {@code qp}.
+   * QP reserves its depths on the CQ and leases it (and {@code srq}, when it takes its receives
+   * from one) as any other does; {@code destroy} frees it. With an SRQ, {@code recvDepth} is the
+   * receive completions the CQ must hold for it, and the QP has no receive queue to post to. On
+   * failure nothing is reserved and the caller still owns (and frees) {@code qp}.
    */
-  static NativeQueuePair adopt(NativeProtectionDomain pd, MemorySegment qp, NativeCompletionQueue cq, int sendDepth,
-      int recvDepth, int maxSendSge, int maxRecvSge, int maxInline, NativeQueuePair.AdoptedDestroy destroy) {
+  static NativeQueuePair adopt(NativeProtectionDomain pd, MemorySegment qp, NativeCompletionQueue cq,
+      @Nullable NativeSharedReceiveQueue srq, int sendDepth, int recvDepth, int maxSendSge, int maxRecvSge,
+      int maxInline, NativeQueuePair.AdoptedDestroy destroy) {
     NativeContext context = pd.context;
     context.checkOwn(cq, "CQ");
+    if (srq != null) {
+      context.checkOwn(srq, "SRQ");
+    }
     cq.reserve(sendDepth + recvDepth, "adopted RC QP (" + sendDepth + " send, " + recvDepth + " receive)");
     try {
       cq.acquireLease();
@@ -119,15 +126,28 @@ final class QueuePairFactory {
       throw e;
     }
     try {
+      if (srq != null) {
+        srq.acquireLease();
+      }
+    } catch (RuntimeException e) {
+      cq.unreserve(sendDepth + recvDepth);
+      cq.releaseLease();
+      throw e;
+    }
+    try {
       // rdma_create_qp was given sq_sig_all = 0.
       NativeQueuePair q = new NativeQueuePair(context, pd, qp, QueuePairType.RC,
-          new NativeQueuePair.Queues(cq, null, null, cq, sendDepth + recvDepth, 0),
-          new NativeQueuePair.Limits(maxSendSge, maxRecvSge, maxInline, sendDepth, recvDepth, false), destroy);
+          new NativeQueuePair.Queues(cq, null, srq, cq, sendDepth + recvDepth, 0),
+          new NativeQueuePair.Limits(maxSendSge, maxRecvSge, maxInline, sendDepth, srq != null ? 0 : recvDepth, false),
+          destroy);
       q.registerOnCqs();
       return q;
     } catch (RuntimeException | Error e) {
       cq.unreserve(sendDepth + recvDepth);
       cq.releaseLease();
+      if (srq != null) {
+        srq.releaseLease();
+      }
       throw e;
     }
   }

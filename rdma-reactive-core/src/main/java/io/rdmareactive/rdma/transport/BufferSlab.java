@@ -1,0 +1,262 @@
+package io.rdmareactive.rdma.transport;
+
+import io.rdmareactive.rdma.verbs.Access;
+import io.rdmareactive.rdma.verbs.MemoryRegion;
+import io.rdmareactive.rdma.verbs.ProtectionDomain;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+import reactor.util.Logger;
+import reactor.util.Loggers;
+
+/**
+ * Registered buffers that many connections borrow and return: the building block of a loop's
+ * receive slab (behind a shared receive queue) and send pool (issue 21; see the design notes).
+ * Fixed-size buffers live in chunks, each its own memory region on the loop's PD, registered when
+ * no free buffer is left and the cap allows one more, and deregistered (unpinned and freed) when
+ * all its buffers are free again and another whole chunk's worth stays free besides: a burst
+ * borrows and gives back rather than keeping its peak, and a workload hovering at a chunk's edge
+ * does not register and deregister on every buffer.
+ *
+ * <p>A buffer's number names its chunk ({@code index / chunkBuffers}) and its place in it. Buffers
+ * are taken from the lowest chunk that has a free one, so that use packs into the low chunks and
+ * the high ones empty out and can go. Every operation is O(chunks / 64) at worst and allocates
+ * nothing but a new chunk. Not thread-safe: its owner (a loop) serialises the calls.
+ */
+final class BufferSlab implements AutoCloseable {
+  private static final Logger log = Loggers.getLogger(BufferSlab.class);
+
+  private final ProtectionDomain pd;
+  private final int bufferSize;
+  private final int chunkBuffers;
+  private final Set<Access> access;
+  private final @Nullable MemoryRegion[] regions;
+  private final @Nullable Arena[] arenas;
+  private final @Nullable MemorySegment[] memory;
+  /** Free buffers of each chunk, as a stack of their places in it. */
+  private final int[][] free;
+  private final int[] freeCount;
+  /** Chunks that are registered and have a free buffer, a bit each. */
+  private final long[] withFree;
+  /** Buffers taken now, a bit each: a buffer given back twice fails rather than being lent twice. */
+  private final long[] taken;
+  private int registeredChunks;
+  private int freeBuffers;
+  private long registeredBytes;
+  private long registrations;
+  private boolean closed;
+
+  /**
+   * A slab of at most {@code maxBuffers} buffers of {@code bufferSize} bytes, registered
+   * {@code chunkBuffers} at a time with {@code access}; nothing is registered yet.
+   */
+  BufferSlab(ProtectionDomain pd, int bufferSize, int maxBuffers, int chunkBuffers, Set<Access> access) {
+    if (bufferSize < 1 || chunkBuffers < 1 || maxBuffers < chunkBuffers) {
+      throw new IllegalArgumentException("a slab needs buffers of >= 1 byte, chunks of >= 1 buffer and room for one"
+          + " chunk (were " + bufferSize + " bytes, " + chunkBuffers + " per chunk, " + maxBuffers + " at most)");
+    }
+    this.pd = pd;
+    this.bufferSize = bufferSize;
+    this.chunkBuffers = chunkBuffers;
+    this.access = Set.copyOf(access);
+    int chunks = maxBuffers / chunkBuffers;
+    regions = new MemoryRegion[chunks];
+    arenas = new Arena[chunks];
+    memory = new MemorySegment[chunks];
+    free = new int[chunks][];
+    freeCount = new int[chunks];
+    withFree = new long[(chunks + 63) >>> 6];
+    taken = new long[(chunks * chunkBuffers + 63) >>> 6];
+  }
+
+  /** Buffers the slab may hold at most (its cap, rounded down to whole chunks). */
+  int capacity() {
+    return regions.length * chunkBuffers;
+  }
+
+  /** Buffers registered now and not taken. */
+  int freeBuffers() {
+    return freeBuffers;
+  }
+
+  /** Buffers taken now. */
+  int inUse() {
+    return registeredChunks * chunkBuffers - freeBuffers;
+  }
+
+  /** Buffers that {@link #take} can still hand out: the free ones and those the cap allows to register. */
+  int available() {
+    return capacity() - inUse();
+  }
+
+  /** Bytes registered (pinned) now. */
+  long registeredBytes() {
+    return registeredBytes;
+  }
+
+  /** Chunks registered since the slab was made: what growing cost. */
+  long registrations() {
+    return registrations;
+  }
+
+  int bufferSize() {
+    return bufferSize;
+  }
+
+  /** Takes a free buffer, registering a chunk first when none is free; -1 when the cap is reached. */
+  int take() {
+    ensureOpen();
+    int chunk = lowestWithFree();
+    if (chunk < 0) {
+      chunk = register();
+      if (chunk < 0) {
+        return -1;
+      }
+    }
+    int place = free[chunk][--freeCount[chunk]];
+    if (freeCount[chunk] == 0) {
+      withFree[chunk >>> 6] &= ~(1L << chunk);
+    }
+    freeBuffers--;
+    int index = chunk * chunkBuffers + place;
+    taken[index >>> 6] |= 1L << index;
+    return index;
+  }
+
+  /** Gives back buffer {@code index}, taken before; its chunk goes once it is all free and enough else is. */
+  void give(int index) {
+    ensureOpen();
+    if (index < 0 || index >= capacity() || (taken[index >>> 6] & (1L << index)) == 0) {
+      throw new IllegalStateException("buffer " + index + " was not taken from " + this);
+    }
+    taken[index >>> 6] &= ~(1L << index);
+    int chunk = index / chunkBuffers;
+    free[chunk][freeCount[chunk]++] = index % chunkBuffers;
+    withFree[chunk >>> 6] |= 1L << chunk;
+    freeBuffers++;
+    // Hysteresis: a chunk goes only while another chunk's worth stays free besides it.
+    if (freeCount[chunk] == chunkBuffers && freeBuffers >= 2 * chunkBuffers) {
+      deregister(chunk);
+    }
+  }
+
+  /** The region of buffer {@code index}'s chunk. */
+  MemoryRegion region(int index) {
+    MemoryRegion r = regions[index / chunkBuffers];
+    if (r == null) {
+      throw new IllegalStateException("buffer " + index + " is not registered in " + this);
+    }
+    return r;
+  }
+
+  /** The memory of buffer {@code index}'s chunk; the buffer starts at {@link #offset}. */
+  MemorySegment memory(int index) {
+    MemorySegment m = memory[index / chunkBuffers];
+    if (m == null) {
+      throw new IllegalStateException("buffer " + index + " is not registered in " + this);
+    }
+    return m;
+  }
+
+  /** Where buffer {@code index} starts in its chunk's memory and region. */
+  long offset(int index) {
+    return (long) (index % chunkBuffers) * bufferSize;
+  }
+
+  /** Deregisters and frees every chunk, taken buffers included: their borrowers are gone. Idempotent. */
+  @Override
+  public void close() {
+    if (closed) {
+      return;
+    }
+    closed = true;
+    for (int c = 0; c < regions.length; c++) {
+      if (regions[c] != null) {
+        deregister(c);
+      }
+    }
+  }
+
+  private void ensureOpen() {
+    if (closed) {
+      throw new IllegalStateException(this + " is closed");
+    }
+  }
+
+  private int lowestWithFree() {
+    for (int w = 0; w < withFree.length; w++) {
+      if (withFree[w] != 0) {
+        return (w << 6) + Long.numberOfTrailingZeros(withFree[w]);
+      }
+    }
+    return -1;
+  }
+
+  /** Registers the lowest unregistered chunk, its buffers all free; -1 when every chunk is registered. */
+  private int register() {
+    int chunk = -1;
+    for (int c = 0; c < regions.length; c++) {
+      if (regions[c] == null) {
+        chunk = c;
+        break;
+      }
+    }
+    if (chunk < 0) {
+      return -1;
+    }
+    Arena arena = Arena.ofShared();
+    try {
+      MemorySegment m = arena.allocate((long) chunkBuffers * bufferSize, 4096);
+      regions[chunk] = pd.registerMemory(m, access);
+      memory[chunk] = m;
+      arenas[chunk] = arena;
+    } catch (RuntimeException | Error e) {
+      arena.close();
+      throw e;
+    }
+    if (free[chunk] == null) {
+      free[chunk] = new int[chunkBuffers];
+    }
+    for (int i = 0; i < chunkBuffers; i++) {
+      free[chunk][i] = chunkBuffers - 1 - i; // lowest place on top
+    }
+    freeCount[chunk] = chunkBuffers;
+    withFree[chunk >>> 6] |= 1L << chunk;
+    freeBuffers += chunkBuffers;
+    registeredChunks++;
+    registeredBytes += (long) chunkBuffers * bufferSize;
+    registrations++;
+    return chunk;
+  }
+
+  private void deregister(int chunk) {
+    MemoryRegion r = regions[chunk];
+    Arena arena = arenas[chunk];
+    regions[chunk] = null;
+    memory[chunk] = null;
+    arenas[chunk] = null;
+    freeBuffers -= freeCount[chunk];
+    freeCount[chunk] = 0;
+    withFree[chunk >>> 6] &= ~(1L << chunk);
+    registeredChunks--;
+    registeredBytes -= (long) chunkBuffers * bufferSize;
+    try {
+      if (r != null) {
+        r.close();
+      }
+    } catch (RuntimeException e) {
+      log.debug("rdma-reactive: deregistering " + r + " failed", e);
+    } finally {
+      if (arena != null) {
+        arena.close();
+      }
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "BufferSlab[" + bufferSize + " B x " + capacity() + " at most, " + inUse() + " in use, "
+        + registeredBytes + " B registered]";
+  }
+}

@@ -1,0 +1,120 @@
+package io.rdmareactive.rdma.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rdmareactive.rdma.inmemory.InMemoryProvider;
+import io.rdmareactive.rdma.verbs.Access;
+import io.rdmareactive.rdma.verbs.ProtectionDomain;
+import io.rdmareactive.rdma.verbs.RdmaContext;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/** The loops' slab of registered buffers: grows a chunk at a time up to its cap, packs low, gives idle chunks back. */
+class BufferSlabTest {
+  private static final int SIZE = 1024;
+  private static final int CHUNK = 4;
+  private final RdmaContext context = new InMemoryProvider().open("mem0");
+  private final ProtectionDomain pd = context.allocateProtectionDomain();
+
+  @AfterEach
+  void close() {
+    pd.close(); // fails while a chunk is still registered
+    context.close();
+  }
+
+  @Test
+  void registersNothingUntilTakenThenAChunkAtATimeUpToItsCap() {
+    try (BufferSlab slab = new BufferSlab(pd, SIZE, 3 * CHUNK, CHUNK, Access.local())) {
+      assertThat(slab.registeredBytes()).isZero();
+      assertThat(slab.available()).isEqualTo(12);
+      for (int i = 0; i < 12; i++) {
+        assertThat(slab.take()).as("lowest free place of the lowest chunk").isEqualTo(i);
+        assertThat(slab.registeredBytes()).isEqualTo((long) (i / CHUNK + 1) * CHUNK * SIZE);
+      }
+      assertThat(slab.take()).as("at the cap").isEqualTo(-1);
+      assertThat(slab.registrations()).isEqualTo(3);
+      assertThat(slab.inUse()).isEqualTo(12);
+      slab.give(5);
+      assertThat(slab.take()).isEqualTo(5);
+    }
+  }
+
+  @Test
+  void eachBufferIsItsOwnBytesInItsChunk() {
+    try (BufferSlab slab = new BufferSlab(pd, SIZE, 2 * CHUNK, CHUNK, Access.local())) {
+      for (int i = 0; i < 2 * CHUNK; i++) {
+        int b = slab.take();
+        slab.memory(b).set(ValueLayout.JAVA_INT, slab.offset(b), b);
+        slab.memory(b).set(ValueLayout.JAVA_INT, slab.offset(b) + SIZE - 4, -b);
+      }
+      for (int b = 0; b < 2 * CHUNK; b++) {
+        assertThat(slab.memory(b).get(ValueLayout.JAVA_INT, slab.offset(b))).isEqualTo(b);
+        assertThat(slab.memory(b).get(ValueLayout.JAVA_INT, slab.offset(b) + SIZE - 4)).isEqualTo(-b);
+      }
+      assertThat(slab.region(0)).isSameAs(slab.region(CHUNK - 1)).isNotSameAs(slab.region(CHUNK));
+    }
+  }
+
+  @Test
+  void aBurstIsGivenBackChunkByChunkKeepingOneChunkOfSlack() {
+    try (BufferSlab slab = new BufferSlab(pd, SIZE, 8 * CHUNK, CHUNK, Access.local())) {
+      List<Integer> taken = new ArrayList<>();
+      for (int i = 0; i < 8 * CHUNK; i++) {
+        taken.add(slab.take());
+      }
+      assertThat(slab.registeredBytes()).isEqualTo(8L * CHUNK * SIZE);
+      for (int i = taken.size() - 1; i >= 1; i--) { // the burst ends: all but one buffer come back
+        slab.give(taken.get(i));
+      }
+      assertThat(slab.inUse()).isEqualTo(1);
+      assertThat(slab.registeredBytes()).as("the chunk in use and one chunk of slack")
+          .isEqualTo(2L * CHUNK * SIZE);
+      slab.give(taken.getFirst());
+      assertThat(slab.registeredBytes()).as("idle: one chunk of slack, never more").isLessThanOrEqualTo(2L * CHUNK * SIZE);
+      int again = slab.take();
+      assertThat(slab.region(again)).isNotNull();
+      slab.give(again);
+    }
+  }
+
+  @Test
+  void takingPacksIntoTheLowChunksSoTheHighOnesEmpty() {
+    try (BufferSlab slab = new BufferSlab(pd, SIZE, 3 * CHUNK, CHUNK, Access.local())) {
+      for (int i = 0; i < 3 * CHUNK; i++) {
+        slab.take();
+      }
+      slab.give(1); // chunk 0
+      slab.give(9); // chunk 2
+      assertThat(slab.take()).as("the lowest chunk with a free buffer").isEqualTo(1);
+      assertThat(slab.take()).isEqualTo(9);
+    }
+  }
+
+  @Test
+  void misuseFailsTypedAndLosesNothing() {
+    BufferSlab slab = new BufferSlab(pd, SIZE, 2 * CHUNK, CHUNK, Access.local());
+    int b = slab.take();
+    assertThatThrownBy(() -> slab.give(CHUNK)).as("a buffer of an unregistered chunk")
+        .isInstanceOf(IllegalStateException.class).hasMessageContaining("was not taken");
+    slab.give(b);
+    assertThatThrownBy(() -> slab.give(b)).as("given back twice").isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> slab.memory(CHUNK)).isInstanceOf(IllegalStateException.class);
+    assertThat(slab.take()).isEqualTo(b);
+    int other = slab.take();
+    slab.give(other);
+    assertThatThrownBy(() -> slab.give(other)).as("given back twice while its chunk is in use")
+        .isInstanceOf(IllegalStateException.class);
+    assertThat(slab.take()).as("lent once, not twice").isEqualTo(other);
+    assertThat(slab.take()).isNotEqualTo(other);
+    slab.close();
+    slab.close(); // idempotent
+    assertThat(slab.registeredBytes()).isZero();
+    assertThatThrownBy(slab::take).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
+    assertThatThrownBy(() -> new BufferSlab(pd, SIZE, 2, CHUNK, Access.local()))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+}

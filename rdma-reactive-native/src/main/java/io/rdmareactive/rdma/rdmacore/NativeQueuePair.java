@@ -12,12 +12,15 @@ import io.rdmareactive.rdma.verbs.QueuePairAddress;
 import io.rdmareactive.rdma.verbs.QueuePairConnectOptions;
 import io.rdmareactive.rdma.verbs.QueuePairState;
 import io.rdmareactive.rdma.verbs.QueuePairType;
+import io.rdmareactive.rdma.verbs.ReceiveBatch;
 import io.rdmareactive.rdma.verbs.ReceiveRequest;
 import io.rdmareactive.rdma.verbs.ScatterGatherList;
+import io.rdmareactive.rdma.verbs.SendBatch;
 import io.rdmareactive.rdma.verbs.SendRequest;
 import io.rdmareactive.rdma.verbs.SharedReceiveQueue;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
+import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -72,6 +75,8 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
   private final SendWr sendWr;
   private final RecvWr recvWr;
   private final MemorySegment badWr;
+  /** The flyweights of chained posts (batches), made on first use. */
+  private final PostChains chains = new PostChains(arena);
   /** Frees a QP created by someone else (rdma_destroy_qp); null: ibv_destroy_qp. */
   private final @Nullable AdoptedDestroy adoptedDestroy;
 
@@ -147,6 +152,83 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
   @Override
   public synchronized void postSend(SendRequest r) {
     ensureOpen();
+    checkSend(r);
+    long posted = ledger.beginSend(r.wrId(), r.flags());
+    int rc;
+    try {
+      fill(sendWr, r).next(MemorySegment.NULL);
+      rc = Ibverbs.postSend(context.postSendFn, qp, sendWr.segment(), badWr, context.postsInKernel());
+    } catch (RuntimeException | Error e) {
+      ledger.abortSend(posted);
+      throw e;
+    }
+    if (rc != 0) {
+      ledger.abortSend(posted);
+      throw Native.failure("ibv_post_send", Math.abs(rc), this.toString());
+    }
+  }
+
+  /**
+   * One ibv_post_send of the batch as a chained list. The requests are checked and given ledger
+   * slots in order; the first that fails either stops the list there (those before it are posted,
+   * then its failure is thrown), and a failure of the call itself gives back the slots from the
+   * request bad_wr names on: {@link SendBatch#posted()} is exact on every path.
+   */
+  @Override
+  public synchronized void postSend(SendBatch batch) {
+    batch.posted(0);
+    ensureOpen();
+    int size = batch.size();
+    if (size == 0) {
+      return;
+    }
+    SendWr[] chain = chains.sends(size, limits.maxSendSge());
+    long first = -1;
+    int n = 0;
+    RuntimeException stop = null;
+    for (; n < size; n++) {
+      SendRequest r = batch.get(n);
+      try {
+        checkSend(r);
+        long p = ledger.beginSend(r.wrId(), r.flags());
+        if (n == 0) {
+          first = p;
+        }
+      } catch (RuntimeException e) {
+        stop = e;
+        break;
+      }
+      fill(chain[n], r);
+      if (n > 0) {
+        chain[n - 1].next(chain[n].segment());
+      }
+    }
+    if (n == 0) {
+      throw Objects.requireNonNull(stop);
+    }
+    chain[n - 1].next(MemorySegment.NULL);
+    int rc;
+    try {
+      rc = Ibverbs.postSend(context.postSendFn, qp, chain[0].segment(), badWr, context.postsInKernel());
+    } catch (RuntimeException | Error e) {
+      ledger.abortSend(first);
+      throw e;
+    }
+    if (rc != 0) {
+      int bad = PostChains.indexOf(chain, n, badWr.get(ADDRESS, 0));
+      ledger.abortSend(first + bad);
+      batch.posted(bad);
+      throw Native.failure("ibv_post_send", Math.abs(rc), this + ", at work request " + bad + " of a list of " + n
+          + " (the " + bad + " before it are posted)");
+    }
+    batch.posted(n);
+    if (stop != null) {
+      throw stop;
+    }
+  }
+
+  /** What the provider would refuse, refused here first with a typed error. */
+  private void checkSend(SendRequest r) {
     if (type == QueuePairType.XRC_RECV) {
       throw new IllegalStateException(this + " is receive-only");
     }
@@ -159,39 +241,101 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
       throw new IllegalArgumentException(n + " gather entries exceed the " + limits.maxSendSge()
           + " this QP was created with");
     }
-    int flags = r.flags();
-    if ((flags & SendRequest.INLINE) != 0) {
+    if ((r.flags() & SendRequest.INLINE) != 0) {
       long len = sgl.totalLength();
       if (len > limits.maxInline()) {
         throw new MessageTooLargeException(len, limits.maxInline());
       }
     }
-    SendRequest.Opcode op = r.opcode();
-    if (op == SendRequest.Opcode.RDMA_READ && type == QueuePairType.UC) {
+    if (r.opcode() == SendRequest.Opcode.RDMA_READ && type == QueuePairType.UC) {
       throw new IllegalArgumentException("UC QPs cannot RDMA_READ");
     }
-    long posted = ledger.beginSend(r.wrId(), flags);
-    int rc;
-    try {
-      sendWr.sges().set(sgl);
-      sendWr.wrId(r.wrId()).numSge(n).opcode(op.code()).sendFlags(flags)
-          .immediateData(op.hasImmediate() ? r.immediateData() : 0)
-          .rdma(op.isRdma() ? r.remoteAddress() : 0L, op.isRdma() ? r.remoteKey() : 0)
-          .xrcRemoteSrqNumber(type == QueuePairType.XRC_SEND ? r.remoteSrqNumber() : 0);
-      rc = Ibverbs.post(context.postSendFn, qp, sendWr.segment(), badWr);
-    } catch (RuntimeException | Error e) {
-      ledger.abortSend(posted);
-      throw e;
-    }
-    if (rc != 0) {
-      ledger.abortSend(posted);
-      throw Native.failure("ibv_post_send", Math.abs(rc), this.toString());
-    }
+  }
+
+  private SendWr fill(SendWr wr, SendRequest r) {
+    ScatterGatherList sgl = r.scatterGather();
+    SendRequest.Opcode op = r.opcode();
+    wr.sges().set(sgl);
+    return wr.wrId(r.wrId()).numSge(sgl.count()).opcode(op.code()).sendFlags(r.flags())
+        .immediateData(op.hasImmediate() ? r.immediateData() : 0)
+        .rdma(op.isRdma() ? r.remoteAddress() : 0L, op.isRdma() ? r.remoteKey() : 0)
+        .xrcRemoteSrqNumber(type == QueuePairType.XRC_SEND ? r.remoteSrqNumber() : 0);
   }
 
   @Override
   public synchronized void postReceive(ReceiveRequest r) {
     ensureOpen();
+    checkReceive(r);
+    long posted = ledger.beginReceive();
+    int rc;
+    try {
+      recvWr.set(r).next(MemorySegment.NULL);
+      rc = Ibverbs.post(context.postRecvFn, qp, recvWr.segment(), badWr);
+    } catch (RuntimeException | Error e) {
+      ledger.abortReceive(posted);
+      throw e;
+    }
+    if (rc != 0) {
+      ledger.abortReceive(posted);
+      throw Native.failure("ibv_post_recv", Math.abs(rc), this.toString());
+    }
+  }
+
+  /** One ibv_post_recv of the batch as a chained list, partial as {@link #postSend(SendBatch)} is. */
+  @Override
+  public synchronized void postReceive(ReceiveBatch batch) {
+    batch.posted(0);
+    ensureOpen();
+    int size = batch.size();
+    if (size == 0) {
+      return;
+    }
+    RecvWr[] chain = chains.receives(size, limits.maxRecvSge());
+    long first = -1;
+    int n = 0;
+    RuntimeException stop = null;
+    for (; n < size; n++) {
+      ReceiveRequest r = batch.get(n);
+      try {
+        checkReceive(r);
+        long p = ledger.beginReceive();
+        if (n == 0) {
+          first = p;
+        }
+      } catch (RuntimeException e) {
+        stop = e;
+        break;
+      }
+      chain[n].set(r);
+      if (n > 0) {
+        chain[n - 1].next(chain[n].segment());
+      }
+    }
+    if (n == 0) {
+      throw Objects.requireNonNull(stop);
+    }
+    chain[n - 1].next(MemorySegment.NULL);
+    int rc;
+    try {
+      rc = Ibverbs.post(context.postRecvFn, qp, chain[0].segment(), badWr);
+    } catch (RuntimeException | Error e) {
+      ledger.abortReceive(first);
+      throw e;
+    }
+    if (rc != 0) {
+      int bad = PostChains.indexOf(chain, n, badWr.get(ADDRESS, 0));
+      ledger.abortReceive(first + bad);
+      batch.posted(bad);
+      throw Native.failure("ibv_post_recv", Math.abs(rc), this + ", at work request " + bad + " of a list of " + n
+          + " (the " + bad + " before it are posted)");
+    }
+    batch.posted(n);
+    if (stop != null) {
+      throw stop;
+    }
+  }
+
+  private void checkReceive(ReceiveRequest r) {
     if (queues.srq() != null) {
       throw new IllegalStateException(this + " receives through its SRQ: post receives there");
     }
@@ -202,19 +346,6 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
     if (n > limits.maxRecvSge()) {
       throw new IllegalArgumentException(n + " scatter entries exceed the " + limits.maxRecvSge()
           + " this QP was created with");
-    }
-    long posted = ledger.beginReceive();
-    int rc;
-    try {
-      recvWr.set(r);
-      rc = Ibverbs.post(context.postRecvFn, qp, recvWr.segment(), badWr);
-    } catch (RuntimeException | Error e) {
-      ledger.abortReceive(posted);
-      throw e;
-    }
-    if (rc != 0) {
-      ledger.abortReceive(posted);
-      throw Native.failure("ibv_post_recv", Math.abs(rc), this.toString());
     }
   }
 

@@ -40,6 +40,12 @@ final class RecvWr {
     return sges;
   }
 
+  /** Chains {@code next} after this request (NULL ends the list). */
+  RecvWr next(MemorySegment next) {
+    wr.set(ADDRESS, VerbsLayout.RECV_WR_NEXT, next);
+    return this;
+  }
+
   RecvWr wrId(long wrId) {
     wr.set(JAVA_LONG, VerbsLayout.RECV_WR_WR_ID, wrId);
     return this;

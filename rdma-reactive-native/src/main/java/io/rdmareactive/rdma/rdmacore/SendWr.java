@@ -52,6 +52,12 @@ final class SendWr {
     return sges;
   }
 
+  /** Chains {@code next} after this request (NULL ends the list). */
+  SendWr next(MemorySegment next) {
+    wr.set(ADDRESS, VerbsLayout.SEND_WR_NEXT, next);
+    return this;
+  }
+
   SendWr wrId(long wrId) {
     wr.set(JAVA_LONG, VerbsLayout.SEND_WR_WR_ID, wrId);
     return this;

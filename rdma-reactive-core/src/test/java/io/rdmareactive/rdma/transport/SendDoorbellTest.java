@@ -26,7 +26,23 @@ class SendDoorbellTest {
   static final class RecordingQp implements QueuePair {
     final List<List<Posted>> lists = new ArrayList<>();
     final List<Posted> singles = new ArrayList<>();
+    final List<List<Long>> receiveLists = new ArrayList<>();
     int failAt = -1;
+
+    @Override
+    public void postReceive(io.rdmareactive.rdma.verbs.ReceiveBatch batch) {
+      List<Long> list = new ArrayList<>();
+      int take = failAt >= 0 ? Math.min(failAt, batch.size()) : batch.size();
+      for (int i = 0; i < take; i++) {
+        list.add(batch.get(i).wrId());
+      }
+      receiveLists.add(list);
+      batch.posted(take);
+      if (take < batch.size()) {
+        failAt = -1;
+        throw NativeCallException.of("ibv_post_recv", NativeCallException.ENOMEM, "ENOMEM", "test: bad_wr " + take);
+      }
+    }
 
     @Override
     public void postSend(SendBatch batch) {

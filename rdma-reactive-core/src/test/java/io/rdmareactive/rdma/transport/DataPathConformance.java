@@ -103,6 +103,15 @@ public abstract class DataPathConformance extends TransportSuite {
     StepVerifier.create(serverSaw.asMono()).expectNext((long) n).expectComplete().verify(WAIT);
     assertThat(c.statistics().receiverNotReady()).isZero();
     assertThat(c.statistics().creditViolations()).isZero();
+    // One post per pass of the drain, whatever it made; its last send signaled, and one in 16
+    // within a long one: never more completions asked for than that. (Counted on the client, whose
+    // sends have all completed: send() completed.)
+    RdmaStatistics s = c.statistics();
+    long sends = s.messagesSent() + s.creditUpdatesSent(); // at most one SEND each: a number fits a buffer
+    assertThat(s.doorbells()).as("posts").isBetween(1L, sends);
+    assertThat(s.signaledSends()).as("signaled sends")
+        .isBetween(s.doorbells(), s.doorbells() + sends / SendDoorbell.SIGNAL_INTERVAL);
+    assertThat(s.completionsPolled()).as("completions polled").isPositive();
   }
 
   /** Counts messages that carry 0, 1, 2, ... in order; fails at the first gap, duplicate or reordering. */

@@ -20,7 +20,6 @@ import io.rdmareactive.rdma.verbs.SendRequest;
 import io.rdmareactive.rdma.verbs.SharedReceiveQueue;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
-import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -77,6 +76,9 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
   private final MemorySegment badWr;
   /** The flyweights of chained posts (batches), made on first use. */
   private final PostChains chains = new PostChains(arena);
+  // (made in the constructor, after the ledger)
+  private final ListPost<SendRequest> sendList;
+  private final ListPost<ReceiveRequest> receiveList;
   /** Frees a QP created by someone else (rdma_destroy_qp); null: ibv_destroy_qp. */
   private final @Nullable AdoptedDestroy adoptedDestroy;
 
@@ -95,6 +97,8 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
     sendWr = new SendWr(arena, limits.maxSendSge());
     recvWr = new RecvWr(arena, limits.maxRecvSge());
     badWr = arena.allocate(ADDRESS);
+    sendList = new QueuePairLists.Sends(this, chains, ledger, limits.maxSendSge());
+    receiveList = new QueuePairLists.Receives(this, chains, ledger, limits.maxRecvSge());
   }
 
   /** See {@link QueuePairFactory#adopt}. */
@@ -168,67 +172,15 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
     }
   }
 
-  /**
-   * One ibv_post_send of the batch as a chained list. The requests are checked and given ledger
-   * slots in order; the first that fails either stops the list there (those before it are posted,
-   * then its failure is thrown), and a failure of the call itself gives back the slots from the
-   * request bad_wr names on: {@link SendBatch#posted()} is exact on every path.
-   */
+  /** One ibv_post_send of the batch as a chained list (see {@link ListPost}). */
   @Override
   public synchronized void postSend(SendBatch batch) {
-    batch.posted(0);
     ensureOpen();
-    int size = batch.size();
-    if (size == 0) {
-      return;
-    }
-    SendWr[] chain = chains.sends(size, limits.maxSendSge());
-    long first = -1;
-    int n = 0;
-    RuntimeException stop = null;
-    for (; n < size; n++) {
-      SendRequest r = batch.get(n);
-      try {
-        checkSend(r);
-        long p = ledger.beginSend(r.wrId(), r.flags());
-        if (n == 0) {
-          first = p;
-        }
-      } catch (RuntimeException e) {
-        stop = e;
-        break;
-      }
-      fill(chain[n], r);
-      if (n > 0) {
-        chain[n - 1].next(chain[n].segment());
-      }
-    }
-    if (n == 0) {
-      throw Objects.requireNonNull(stop);
-    }
-    chain[n - 1].next(MemorySegment.NULL);
-    int rc;
-    try {
-      rc = Ibverbs.postSend(context.postSendFn, qp, chain[0].segment(), badWr, context.postsInKernel());
-    } catch (RuntimeException | Error e) {
-      ledger.abortSend(first);
-      throw e;
-    }
-    if (rc != 0) {
-      int bad = PostChains.indexOf(chain, n, badWr.get(ADDRESS, 0));
-      ledger.abortSend(first + bad);
-      batch.posted(bad);
-      throw Native.failure("ibv_post_send", Math.abs(rc), this + ", at work request " + bad + " of a list of " + n
-          + " (the " + bad + " before it are posted)");
-    }
-    batch.posted(n);
-    if (stop != null) {
-      throw stop;
-    }
+    sendList.post(batch, this, badWr);
   }
 
   /** What the provider would refuse, refused here first with a typed error. */
-  private void checkSend(SendRequest r) {
+  void checkSend(SendRequest r) {
     if (type == QueuePairType.XRC_RECV) {
       throw new IllegalStateException(this + " is receive-only");
     }
@@ -252,7 +204,7 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
     }
   }
 
-  private SendWr fill(SendWr wr, SendRequest r) {
+  SendWr fill(SendWr wr, SendRequest r) {
     ScatterGatherList sgl = r.scatterGather();
     SendRequest.Opcode op = r.opcode();
     wr.sges().set(sgl);
@@ -281,61 +233,14 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
     }
   }
 
-  /** One ibv_post_recv of the batch as a chained list, partial as {@link #postSend(SendBatch)} is. */
+  /** One ibv_post_recv of the batch as a chained list (see {@link ListPost}). */
   @Override
   public synchronized void postReceive(ReceiveBatch batch) {
-    batch.posted(0);
     ensureOpen();
-    int size = batch.size();
-    if (size == 0) {
-      return;
-    }
-    RecvWr[] chain = chains.receives(size, limits.maxRecvSge());
-    long first = -1;
-    int n = 0;
-    RuntimeException stop = null;
-    for (; n < size; n++) {
-      ReceiveRequest r = batch.get(n);
-      try {
-        checkReceive(r);
-        long p = ledger.beginReceive();
-        if (n == 0) {
-          first = p;
-        }
-      } catch (RuntimeException e) {
-        stop = e;
-        break;
-      }
-      chain[n].set(r);
-      if (n > 0) {
-        chain[n - 1].next(chain[n].segment());
-      }
-    }
-    if (n == 0) {
-      throw Objects.requireNonNull(stop);
-    }
-    chain[n - 1].next(MemorySegment.NULL);
-    int rc;
-    try {
-      rc = Ibverbs.post(context.postRecvFn, qp, chain[0].segment(), badWr);
-    } catch (RuntimeException | Error e) {
-      ledger.abortReceive(first);
-      throw e;
-    }
-    if (rc != 0) {
-      int bad = PostChains.indexOf(chain, n, badWr.get(ADDRESS, 0));
-      ledger.abortReceive(first + bad);
-      batch.posted(bad);
-      throw Native.failure("ibv_post_recv", Math.abs(rc), this + ", at work request " + bad + " of a list of " + n
-          + " (the " + bad + " before it are posted)");
-    }
-    batch.posted(n);
-    if (stop != null) {
-      throw stop;
-    }
+    receiveList.post(batch, this, badWr);
   }
 
-  private void checkReceive(ReceiveRequest r) {
+  void checkReceive(ReceiveRequest r) {
     if (queues.srq() != null) {
       throw new IllegalStateException(this + " receives through its SRQ: post receives there");
     }

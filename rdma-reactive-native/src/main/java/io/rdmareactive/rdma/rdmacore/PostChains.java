@@ -47,17 +47,7 @@ final class PostChains {
    * so the ledger keeps their slots and the CQ cannot overflow; a caller waiting for their
    * completions has its own deadline (a close's flush wait).
    */
-  static int indexOf(SendWr[] chain, int n, MemorySegment bad) {
-    for (int i = 0; i < n; i++) {
-      if (chain[i].segment().address() == bad.address()) {
-        return i;
-      }
-    }
-    return n;
-  }
-
-  /** As {@link #indexOf(SendWr[], int, MemorySegment)}, for receives. */
-  static int indexOf(RecvWr[] chain, int n, MemorySegment bad) {
+  static int indexOf(ChainedWr[] chain, int n, MemorySegment bad) {
     for (int i = 0; i < n; i++) {
       if (chain[i].segment().address() == bad.address()) {
         return i;

@@ -22,14 +22,14 @@ final class ConnectionCounters {
   private volatile long completionsPolled;
   /**
    * Sequence numbers of the last data send of each message in flight, so that a message counts as
-   * sent when its last send completes (a ring: at most one per send buffer).
+   * sent when its last send completes (a ring: at most one per send work request in flight).
    */
   private final long[] messageEnds;
   private int messageEndsHead;
   private int messageEndsSize;
 
-  ConnectionCounters(int sendBuffers) {
-    messageEnds = new long[sendBuffers];
+  ConnectionCounters(int sendDepth) {
+    messageEnds = new long[sendDepth];
   }
 
   RdmaStatistics snapshot(long credits, long registeredBytes) {

@@ -113,7 +113,8 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
         raw ? Math.min(bufferSize, config.maxMessageSize()) : config.maxMessageSize());
     buffers = RegisteredBuffers.register(endpoint.protectionDomain(), receiveCount, sendCount, bufferSize);
     ring = new CompletionRing(receiveCount + config.sendQueueDepth()); // every entry is an outstanding work request
-    counters = new ConnectionCounters(sendCount);
+    // Messages in flight: at most one per send work request (inline sends free their buffer at post).
+    counters = new ConnectionCounters(config.sendQueueDepth());
     receiver = new InboundReceiver(this, endpoint.queuePair(), config, buffers, window, counters, shared);
     doorbell = new SendDoorbell(endpoint.queuePair(), config.sendQueueDepth(), counters);
     sender = new OutboundSender(this, doorbell, config, buffers, window, fragmenter, counters);

@@ -189,6 +189,12 @@ public final class EndToEnd {
   static final int[] LATENCY_SIZES = {8, 4096};
   static final int[] STREAM_SIZES = {4096, 65536};
   static final int RATE_SIZE = 64;
+  /** The row of the default options (16 KiB buffers): a 64 KiB message as four fragments. */
+  static final int DEFAULTS_SIZE = 65536;
+  static final String DEFAULTS_METRIC = "throughput 64 KiB, default options";
+  /** Completions polled per message of the 64 B stream, from the connections' statistics. */
+  static final String SENDER_COMPLETIONS = "completions per message 64 B, sender";
+  static final String RECEIVER_COMPLETIONS = "completions per message 64 B, receiver";
 
   static String label(int size) {
     return size >= 1024 ? size / 1024 + " KiB" : size + " B";
@@ -230,6 +236,9 @@ public final class EndToEnd {
         double[] write = median(n.trials(),
             new PortTrial(p + n.trials(), q -> perftest.runRetrying("ib_write_bw", size, iters, q)));
         report.add(new Figure("throughput " + label(size), Report.WRITE_BW, write[3], "MB/s", true));
+        if (size == DEFAULTS_SIZE) { // the same reference for the library's default-options row
+          report.add(new Figure(DEFAULTS_METRIC, Report.REFERENCE, send[3], "MB/s", true));
+        }
       }
       double[] rate = median(n.trials(),
           new PortTrial(port, q -> perftest.runRetrying("ib_send_bw", RATE_SIZE, n.bwIters() * 5, q)));
@@ -294,8 +303,18 @@ public final class EndToEnd {
     for (int size : STREAM_SIZES) {
       report.add(new Figure("throughput " + label(size), b.name(), stream(b, size, n)[0], "MB/s", true));
     }
-    report.add(new Figure("message rate " + label(RATE_SIZE), b.name(), stream(b, RATE_SIZE, n)[1] / 1e6, "Mmsg/s",
-        true));
+    double[] rate = stream(b, RATE_SIZE, n);
+    report.add(new Figure("message rate " + label(RATE_SIZE), b.name(), rate[1] / 1e6, "Mmsg/s", true));
+    if (rate.length >= 4) {
+      report.add(new Figure(SENDER_COMPLETIONS, b.name(), rate[2], "per msg", false));
+      report.add(new Figure(RECEIVER_COMPLETIONS, b.name(), rate[3], "per msg", false));
+    }
+    double[] probe = b.streamWithDefaults(DEFAULTS_SIZE, 250);
+    if (probe != null) {
+      int count = sized(n.trialSeconds() * probe[1], 250, 5_000_000);
+      double[] defaults = median(n.trials(), () -> b.streamWithDefaults(DEFAULTS_SIZE, count));
+      report.add(new Figure(DEFAULTS_METRIC, b.name(), defaults[0], "MB/s", true));
+    }
   }
 
   /** The median of {@code trials} one-way streams, each sized from a probe to last about {@code trialSeconds}. */
@@ -316,8 +335,16 @@ public final class EndToEnd {
     /** Round-trip samples of {@code size}-byte ping-pongs, after {@code warmup} unrecorded ones. */
     Percentiles pingPong(int size, int warmup, int iterations) throws Exception;
 
-    /** Streams {@code count} messages of {@code size} bytes one way: {MB/s (10^6 B), messages/s}. */
+    /**
+     * Streams {@code count} messages of {@code size} bytes one way: {MB/s (10^6 B), messages/s},
+     * then, where the system counts them, completions polled per message by the sender and the receiver.
+     */
     double[] stream(int size, int count) throws Exception;
+
+    /** The same stream with the system's default options, or null where it has none to show. */
+    default double @org.jspecify.annotations.Nullable [] streamWithDefaults(int size, int count) throws Exception {
+      return null;
+    }
   }
 
   static void moveAside(Path from, Path to) throws IOException {

@@ -86,13 +86,21 @@ final class RSocketBench implements EndToEnd.Bench {
         (port, size) -> TcpClientTransport.create(TcpClient.create().runOn(clientLoop).host(host).port(port)));
   }
 
-  /** A frame's header is a few bytes: buffers of the payload plus 1 KiB carry every frame whole. */
+  /**
+   * Buffers that carry every frame whole (a frame's header is a few bytes: the payload plus 1 KiB)
+   * and leave room to batch: at least the default 16 KiB, so that the frames queued at a drain's
+   * end can share a SEND (a buffer of one frame's size would make every frame its own SEND).
+   */
+  static int bufferSize(int size) {
+    return Math.max(16384, size + 1024);
+  }
+
   private static RdmaServer options(RdmaServer s, int size) {
-    return s.option(RdmaOption.BUFFER_SIZE, size + 1024).option(RdmaOption.BUFFER_COUNT, size >= 65536 ? 32 : 128);
+    return s.option(RdmaOption.BUFFER_SIZE, bufferSize(size)).option(RdmaOption.BUFFER_COUNT, size >= 65536 ? 32 : 128);
   }
 
   private static RdmaClient options(RdmaClient c, int size) {
-    return c.option(RdmaOption.BUFFER_SIZE, size + 1024).option(RdmaOption.BUFFER_COUNT, size >= 65536 ? 32 : 128);
+    return c.option(RdmaOption.BUFFER_SIZE, bufferSize(size)).option(RdmaOption.BUFFER_COUNT, size >= 65536 ? 32 : 128);
   }
 
   @Override

@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import reactor.core.publisher.Flux;
 
 /**
@@ -39,9 +40,9 @@ final class RdmaBench implements EndToEnd.Bench {
   }
 
   private RdmaLoopResources loops() {
-    // Two polling threads (client and server connection) share 2 vCPUs with everything else:
-    // back off to yield and park when idle rather than spin, or the other side starves.
-    return busyPoll ? RdmaLoopResources.threadPerConnection(IdleStrategy.backoff()) : RdmaLoopResources.shared();
+    // Busy-poll spins, as perftest does: backoff() parks for up to 1 ms when idle, which a
+    // ping-pong or a stream waiting for credits pays on every quiet moment.
+    return busyPoll ? RdmaLoopResources.threadPerConnection(IdleStrategy.spin()) : RdmaLoopResources.shared();
   }
 
   private RdmaServer server(int bufferSize, int bufferCount) {
@@ -121,15 +122,29 @@ final class RdmaBench implements EndToEnd.Bench {
     }
   }
 
-  /** Streams {@code count} messages of {@code size} bytes one way; returns MB/s (10^6 bytes) and messages/s. */
+  /**
+   * Streams {@code count} messages of {@code size} bytes one way; returns MB/s (10^6 bytes),
+   * messages/s, and the completions the sender and the receiver polled per message (from their
+   * connections' statistics).
+   */
   @Override
   public double[] stream(int size, int count) throws InterruptedException {
-    int bufferSize = Math.max(1024, size);
-    int bufferCount = size >= 65536 ? 32 : 128; // perftest's default depth is 128; 64 KiB x 32 = 2 MiB a side
+    // perftest's default depth is 128; 64 KiB x 32 = 2 MiB a side
+    return stream(size, count, Math.max(1024, size), size >= 65536 ? 32 : 128);
+  }
+
+  /** The same with the default options (16 KiB buffers, 64 of them): a 64 KiB message goes as fragments. */
+  @Override
+  public double[] streamWithDefaults(int size, int count) throws InterruptedException {
+    return stream(size, count, RdmaOption.BUFFER_SIZE.defaultValue(), RdmaOption.BUFFER_COUNT.defaultValue());
+  }
+
+  private double[] stream(int size, int count, int bufferSize, int bufferCount) throws InterruptedException {
+    AtomicReference<RdmaConnection> accepted = new AtomicReference<>();
     AtomicLong received = new AtomicLong();
     CountDownLatch done = new CountDownLatch(1);
     long[] end = new long[1];
-    DisposableRdmaServer server = server(bufferSize, bufferCount)
+    DisposableRdmaServer server = server(bufferSize, bufferCount).doOnConnection(accepted::set)
         .handle((in, out) -> in.receive().doOnNext(m -> {
           m.release();
           if (received.incrementAndGet() == count) {
@@ -154,7 +169,10 @@ final class RdmaBench implements EndToEnd.Bench {
           throw new IllegalStateException(name() + " stream stopped after " + received.get() + " of " + count);
         }
         double seconds = (end[0] - start) / 1e9;
-        return new double[] {(double) size * count / seconds / 1e6, count / seconds};
+        RdmaConnection receiver = accepted.get();
+        return new double[] {(double) size * count / seconds / 1e6, count / seconds,
+            (double) conn.statistics().completionsPolled() / count,
+            receiver == null ? Double.NaN : (double) receiver.statistics().completionsPolled() / count};
       } finally {
         close(conn);
       }

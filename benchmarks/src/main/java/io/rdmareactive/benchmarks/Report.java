@@ -28,7 +28,8 @@ final class Report {
   /** Two runs have the same shape when every ratio moved by less than this fraction. */
   static final double SAME_SHAPE = 0.25;
   private static final List<String> METRICS = List.of("latency p50 8 B", "latency p99 8 B", "latency p50 4 KiB",
-      "latency p99 4 KiB", "throughput 4 KiB", "throughput 64 KiB", "message rate 64 B");
+      "latency p99 4 KiB", "throughput 4 KiB", "throughput 64 KiB", EndToEnd.DEFAULTS_METRIC, "message rate 64 B",
+      EndToEnd.SENDER_COMPLETIONS, EndToEnd.RECEIVER_COMPLETIONS);
   private static final List<String> SYSTEMS = List.of(REFERENCE, WRITE_BW, "rdma-reactive (event)",
       "rdma-reactive (busy-poll)", "reactor-netty-tcp", "rsocket over rdma-reactive (event)", "rsocket over tcp");
 

@@ -86,7 +86,7 @@ final class MemCompletionQueue extends AbstractRdmaResource implements Completio
           break;
         }
         if (e.slots != null) {
-          e.slots.used--;
+          e.slots.used -= e.heldSlots;
         }
       }
       n++;

@@ -53,6 +53,11 @@ final class MemQueuePairState {
   private int remoteAccess;
   private final ArrayDeque<PostedReceive> receives = new ArrayDeque<>();
   private int transferred;
+  /**
+   * Unsignaled sends that completed successfully since the last send completion: each holds its
+   * slot until the next send completion of this QP (signaled, failed or flushed) is polled.
+   */
+  private int silentSends;
   /** Handles on this QP (XRC receive QPs may be opened several times). */
   int handles = 1;
 
@@ -184,7 +189,7 @@ final class MemQueuePairState {
       }
       if (sendSlots.full()) {
         throw Fabric.failure("ibv_post_send", ENOMEM, "send queue of QP " + qpn + " is full: " + sendSlots.used
-            + " of " + sendSlots.capacity + " work requests outstanding (completed but not polled)");
+            + " of " + sendSlots.capacity + " work requests outstanding (unsignaled, or completed but not polled)");
       }
       if (state != QueuePairState.RTS) {
         completeSend(request.wrId(), WR_FLUSH_ERR, opcode, 0);
@@ -196,13 +201,19 @@ final class MemQueuePairState {
         toErrorLocked();
       } else if (signalAll || request.isSignaled()) {
         completeSend(request.wrId(), SUCCESS, opcode, transferred);
+      } else {
+        sendSlots.used++;
+        silentSends++;
       }
     }
   }
 
   private void completeSend(long wrId, WorkCompletion.Status status, WorkCompletion.Opcode opcode, int length) {
     sendSlots.used++;
-    sendCq.add(new MemWorkCompletion(wrId, status, opcode, length, 0, false, qpn, 0, false, sendSlots));
+    MemWorkCompletion c = new MemWorkCompletion(wrId, status, opcode, length, 0, false, qpn, 0, false, sendSlots);
+    c.heldSlots += silentSends;
+    silentSends = 0;
+    sendCq.add(c);
   }
 
   /** Carries out a send against the peer; returns the sender's completion status. Holds fabric.lock. */

@@ -17,6 +17,12 @@ final class MemWorkCompletion implements WorkCompletionView {
   final boolean solicited;
   /** Whose work-queue slot this completion holds until polled; null when it holds none. */
   final @Nullable Slots slots;
+  /**
+   * How many of those slots its poll gives back: its own and those of the unsignaled sends before
+   * it that completed silently (verbs semantics: they hold their slots until a later completion
+   * of the queue is polled).
+   */
+  int heldSlots = 1;
 
   MemWorkCompletion(long wrId, WorkCompletion.Status status, WorkCompletion.Opcode opcode, int byteLength,
       int immediateData, boolean hasImmediate, int qpNumber, int sourceQp, boolean solicited, @Nullable Slots slots) {

@@ -14,12 +14,14 @@ import org.jspecify.annotations.Nullable;
  * drain ({@link CompletionRing#drainTo}); it is the ring's handler itself, so that a completion
  * allocates nothing.
  */
-final class CompletionDispatcher implements CompletionRing.Handler {
+final class CompletionDispatcher implements CompletionRing.Handler, SendDoorbell.Retirement {
   /** Work request ids: a tag in bits 40-47, the buffer index below. */
   static final long RECV = 1L << 40;
   static final long DATA = 2L << 40;
   static final long CREDIT = 3L << 40;
   static final long KEEPALIVE = 4L << 40;
+  /** The send that retires the unsignaled end of a partial post (see {@link SendDoorbell}): no part's own. */
+  static final long RETIRER = 5L << 40;
   private static final long TAG = 0xFFL << 40;
   /**
    * The length the ring carries for a successful receive that no SEND filled (an RDMA WRITE with
@@ -31,6 +33,7 @@ final class CompletionDispatcher implements CompletionRing.Handler {
   private final Endpoint endpoint;
   private final InboundReceiver receiver;
   private final OutboundSender sender;
+  private final SendDoorbell doorbell;
   private final Keepalive keepalive;
   private final ConnectionCounters counters;
   private final ConnectionCloser closer;
@@ -39,11 +42,13 @@ final class CompletionDispatcher implements CompletionRing.Handler {
   private boolean flushedBeforeStart;
 
   CompletionDispatcher(ConnectionOperations connection, Endpoint endpoint, InboundReceiver receiver,
-      OutboundSender sender, Keepalive keepalive, ConnectionCounters counters, ConnectionCloser closer, int bufferSize) {
+      OutboundSender sender, SendDoorbell doorbell, Keepalive keepalive, ConnectionCounters counters,
+      ConnectionCloser closer, int bufferSize) {
     this.connection = connection;
     this.endpoint = endpoint;
     this.receiver = receiver;
     this.sender = sender;
+    this.doorbell = doorbell;
     this.keepalive = keepalive;
     this.counters = counters;
     this.closer = closer;
@@ -71,6 +76,7 @@ final class CompletionDispatcher implements CompletionRing.Handler {
   @Override
   public void onCompletion(long wrId, WorkCompletion.Status status, int byteLength, boolean hasImmediate,
       int immediateData, @Nullable WorkCompletion failed) {
+    counters.completionPolled();
     long tag = wrId & TAG;
     int index = (int) wrId;
     boolean success = status == WorkCompletion.Status.SUCCESS;
@@ -109,11 +115,11 @@ final class CompletionDispatcher implements CompletionRing.Handler {
       receiver.received(index, byteLength, hasImmediate, immediateData);
       return;
     }
-    sender.sendCompleted(tag == DATA, index, success);
-    if (tag == KEEPALIVE) {
-      keepalive.probeCompleted(success);
-    } else if (success) {
-      keepalive.sent(); // the peer acknowledged it
+    // It retires the unsignaled sends before it too, in order (sendRetired).
+    if (!doorbell.completed(wrId, success)) {
+      connection.fail(ConnectionOperations.reset("the provider reported a send completion (wr_id " + wrId
+          + ") for no send outstanding", null));
+      return;
     }
     if (!success) {
       if (status == WorkCompletion.Status.RNR_RETRY_EXC_ERR) {
@@ -128,6 +134,27 @@ final class CompletionDispatcher implements CompletionRing.Handler {
       }
     }
     sender.acknowledge();
+  }
+
+  @Override
+  public void sendRetired(long wrId, boolean success, boolean bufferGone) {
+    long tag = wrId & TAG;
+    if (tag == RETIRER) {
+      return;
+    }
+    sender.sendCompleted(tag == DATA, bufferGone ? -1 : (int) wrId, success);
+    if (tag == KEEPALIVE) {
+      keepalive.probeCompleted(success);
+    } else if (success) {
+      keepalive.sent(); // the peer acknowledged it
+    }
+  }
+
+  @Override
+  public void inlinePosted(long wrId) {
+    if ((wrId & TAG) == DATA) {
+      sender.inlinePosted((int) wrId);
+    }
   }
 
   /** Neither end has disconnected: a failure now is news, not the disconnect's flush. */

@@ -17,22 +17,25 @@ final class ConnectionCounters {
   private volatile long creditStalls;
   private volatile long completionErrors;
   private volatile long flushGiveUps;
+  private volatile long doorbells;
+  private volatile long signaledSends;
+  private volatile long completionsPolled;
   /**
    * Sequence numbers of the last data send of each message in flight, so that a message counts as
-   * sent when its last send completes (a ring: at most one per send buffer).
+   * sent when its last send completes (a ring: at most one per send work request in flight).
    */
   private final long[] messageEnds;
   private int messageEndsHead;
   private int messageEndsSize;
 
-  ConnectionCounters(int sendBuffers) {
-    messageEnds = new long[sendBuffers];
+  ConnectionCounters(int sendDepth) {
+    messageEnds = new long[sendDepth];
   }
 
   RdmaStatistics snapshot(long credits, long registeredBytes) {
     return new RdmaStatistics(messagesSent, messagesReceived, bytesSent, bytesReceived, creditUpdatesSent,
         creditUpdatesReceived, credits, maxSendsInFlight, receiverNotReady, creditViolations, creditStalls,
-        completionErrors, registeredBytes, flushGiveUps);
+        completionErrors, registeredBytes, flushGiveUps, doorbells, signaledSends, completionsPolled);
   }
 
   void bytesReceived(int n) {
@@ -92,6 +95,21 @@ final class ConnectionCounters {
 
   void completionError() {
     completionErrors++;
+  }
+
+  /** One post of a list of send work requests (one ibv_post_send). */
+  void doorbell() {
+    doorbells++;
+  }
+
+  /** A send work request asked for a completion. */
+  void sendSignaled() {
+    signaledSends++;
+  }
+
+  /** A completion (send or receive) was polled for this connection. */
+  void completionPolled() {
+    completionsPolled++;
   }
 
   /** The close stopped waiting for the flush completions of what was still posted. */

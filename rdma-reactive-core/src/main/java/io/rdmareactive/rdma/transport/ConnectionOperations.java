@@ -67,6 +67,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
 
   private final ConnectionCounters counters;
   private final OutboundSender sender;
+  private final SendDoorbell doorbell;
   private final InboundReceiver receiver;
   private final ConnectionCloser closer;
   private final CompletionIntake intake;
@@ -112,14 +113,18 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
         raw ? Math.min(bufferSize, config.maxMessageSize()) : config.maxMessageSize());
     buffers = RegisteredBuffers.register(endpoint.protectionDomain(), receiveCount, sendCount, bufferSize);
     ring = new CompletionRing(receiveCount + config.sendQueueDepth()); // every entry is an outstanding work request
-    counters = new ConnectionCounters(sendCount);
+    // Messages in flight: at most one per send work request (inline sends free their buffer at post).
+    counters = new ConnectionCounters(config.sendQueueDepth());
     receiver = new InboundReceiver(this, endpoint.queuePair(), config, buffers, window, counters, shared);
-    sender = new OutboundSender(this, endpoint.queuePair(), config, buffers, window, fragmenter, counters);
+    doorbell = new SendDoorbell(endpoint.queuePair(), config.sendQueueDepth(), counters);
+    sender = new OutboundSender(this, doorbell, config, buffers, window, fragmenter, counters);
     closer = new ConnectionCloser(this, endpoint, buffers, ring, sender, receiver, counters,
         config.get(RdmaOption.CLOSE_TIMEOUT));
     intake = new CompletionIntake(this, ring, closer);
     keepalive = new Keepalive(this, config.get(RdmaOption.KEEPALIVE_INTERVAL));
-    dispatcher = new CompletionDispatcher(this, endpoint, receiver, sender, keepalive, counters, closer, bufferSize);
+    dispatcher = new CompletionDispatcher(this, endpoint, receiver, sender, doorbell, keepalive, counters, closer,
+        bufferSize);
+    doorbell.retireTo(dispatcher);
     try {
       // Before the connection is established, as rdma_server.c does: the peer may send at once.
       int initial = raw ? receiveCount : Protocol.RESERVE;
@@ -358,6 +363,11 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
       }
     } else if (closer.disconnected()) {
       keepalive.stop();
+    }
+    if (closer.disconnected()) {
+      doorbell.discard(); // queued before the disconnect: into a QP in ERROR it would only flush
+    } else {
+      doorbell.flush(); // one doorbell for what this pass made
     }
     closer.closeIfDue();
   }

@@ -39,6 +39,7 @@ final class InboundReceiver {
   private final ConnectionCounters counters;
   private final Reassembler reassembler = new Reassembler();
   private final ReceiveRequest receiveRequest = new ReceiveRequest();
+  private final ReceiveDoorbell receives;
   private final InboundBudget shared;
   private final long budget;
   /** The largest message this side announced; larger declared lengths break the protocol. */
@@ -80,6 +81,7 @@ final class InboundReceiver {
     this.bufferSize = config.bufferSize();
     this.bufferCount = config.bufferCount();
     this.receiveCount = config.receiveBuffers();
+    this.receives = new ReceiveDoorbell(qp, buffers, bufferSize, receiveCount);
     this.buffers = buffers;
     this.window = window;
     this.counters = counters;
@@ -386,10 +388,12 @@ final class InboundReceiver {
           receiveCount - held - readyHeld - readyHeap);
     }
     while (posted < target && buffers.freeReceives() > 0) {
-      postReceive();
-      if (!raw) {
+      int taken = receives.post(target - posted); // one ibv_post_recv for the lot
+      posted += taken;
+      for (int i = 0; !raw && i < taken; i++) {
         window.receivePosted();
       }
+      receives.throwIfFailed();
     }
   }
 

@@ -1,7 +1,6 @@
 package io.rdmareactive.rdma.transport;
 
 import io.rdmareactive.rdma.MessageTooLargeException;
-import io.rdmareactive.rdma.verbs.QueuePair;
 import io.rdmareactive.rdma.verbs.SendRequest;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -25,7 +24,7 @@ import reactor.core.publisher.Mono;
 final class OutboundSender {
   private static final ValueLayout.OfInt TOTAL = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
   private final ConnectionOperations connection;
-  private final QueuePair qp;
+  private final SendDoorbell doorbell;
   private final TransportConfig config;
   private final boolean raw;
   private final int sendDepth;
@@ -48,10 +47,10 @@ final class OutboundSender {
   /** Per send buffer, its memory alone (see {@link #ownBuffer}); null until an OutboundMessage is sent. */
   private MemorySegment @Nullable [] ownBuffers;
 
-  OutboundSender(ConnectionOperations connection, QueuePair qp, TransportConfig config, RegisteredBuffers buffers,
+  OutboundSender(ConnectionOperations connection, SendDoorbell doorbell, TransportConfig config, RegisteredBuffers buffers,
       CreditWindow window, Fragmenter fragmenter, ConnectionCounters counters) {
     this.connection = connection;
-    this.qp = qp;
+    this.doorbell = doorbell;
     this.config = config;
     this.raw = config.raw();
     this.sendDepth = config.sendQueueDepth();
@@ -245,7 +244,7 @@ final class OutboundSender {
       if (!raw) {
         sendRequest.immediate(window.header(more, false));
       }
-      qp.postSend(sendRequest);
+      doorbell.queue(sendRequest);
       if (!raw) {
         if (!window.sent()) {
           counters.creditViolation();
@@ -292,7 +291,7 @@ final class OutboundSender {
       return;
     }
     sendRequest.reset(CompletionDispatcher.CREDIT, SendRequest.Opcode.SEND_WITH_IMM).immediate(window.header(false, true));
-    qp.postSend(sendRequest);
+    doorbell.queue(sendRequest);
     window.sent(); // creditUpdateDue() saw a credit
     counters.creditUpdateSent();
     sent();
@@ -302,7 +301,7 @@ final class OutboundSender {
   void postProbe() {
     // Zero bytes: no remote address or key is checked (IBTA C9-88), so none is needed.
     sendRequest.reset(CompletionDispatcher.KEEPALIVE, SendRequest.Opcode.RDMA_WRITE).remote(0, 0).flags(SendRequest.SIGNALED);
-    qp.postSend(sendRequest);
+    doorbell.queue(sendRequest);
     sent();
   }
 
@@ -366,11 +365,16 @@ final class OutboundSender {
     };
   }
 
-  /** A send completed: frees its buffer and counts it; the caller then {@link #acknowledge}s. */
+  /**
+   * A send completed: frees its buffer (unless an inline send gave it back when posted: {@code
+   * index} -1) and counts it; the caller then {@link #acknowledge}s.
+   */
   void sendCompleted(boolean data, int index, boolean success) {
     sendsOutstanding--;
     if (data) {
-      buffers.freeSend(index);
+      if (index >= 0) {
+        buffers.freeSend(index);
+      }
       dataCompleted++;
       if (!success && firstFailedData == Long.MAX_VALUE) {
         firstFailedData = dataCompleted;
@@ -379,6 +383,11 @@ final class OutboundSender {
         counters.dataCompleted(dataCompleted);
       }
     }
+  }
+
+  /** An inline data send was posted: its bytes are in the work request, so its buffer is free now. */
+  void inlinePosted(int index) {
+    buffers.freeSend(index);
   }
 
   /** Completes the sources whose sends have all completed, none of them failed. */

@@ -23,8 +23,15 @@ package io.rdmareactive.rdma.transport;
  * @param flushGiveUps 1 when this connection's close stopped waiting for the flush completions of
  *     the work it still had posted (after 10 s, polling once more): 0 unless the device or its loop
  *     fell far behind
+ * @param doorbells posts of send work requests: each one {@code ibv_post_send} of all that one pass
+ *     of the connection's work made (data, credit updates, keepalive probes), so fewer than the
+ *     sends when they come in bursts
+ * @param signaledSends send work requests that asked for a completion: the last of each post, and
+ *     one in 16 within a long one
+ * @param completionsPolled work completions polled for this connection, sends and receives:
+ *     divided by the messages, what a message costs in completions
  */
 public record RdmaStatistics(long messagesSent, long messagesReceived, long bytesSent, long bytesReceived,
     long creditUpdatesSent, long creditUpdatesReceived, long credits, int maxSendsInFlight,
     long receiverNotReady, long creditViolations, long creditStalls, long completionErrors,
-    long registeredBytes, long flushGiveUps) {}
+    long registeredBytes, long flushGiveUps, long doorbells, long signaledSends, long completionsPolled) {}

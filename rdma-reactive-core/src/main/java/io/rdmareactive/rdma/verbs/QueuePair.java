@@ -39,6 +39,43 @@ public interface QueuePair extends RdmaResource {
   void postSend(SendRequest request);
 
   /**
+   * ibv_post_send of {@code batch}'s requests as one chained list: one doorbell for all of them.
+   * Requests are taken in order; the first that cannot be (full queue, bad request, the device
+   * refusing it) stops the post, those before it stay posted, and {@link SendBatch#posted()} says
+   * how many that is, whether this returns or throws. This default posts one at a time; providers
+   * post the list at once.
+   *
+   * @throws io.rdmareactive.rdma.NativeCallException ENOMEM when the send queue fills part way
+   */
+  default void postSend(SendBatch batch) {
+    int i = 0;
+    try {
+      for (; i < batch.size(); i++) {
+        postSend(batch.get(i));
+      }
+    } finally {
+      batch.posted(i);
+    }
+  }
+
+  /**
+   * ibv_post_recv of {@code batch}'s requests as one chained list, partial as {@link
+   * #postSend(SendBatch)} is ({@link ReceiveBatch#posted()}).
+   *
+   * @throws io.rdmareactive.rdma.NativeCallException ENOMEM when the receive queue fills part way
+   */
+  default void postReceive(ReceiveBatch batch) {
+    int i = 0;
+    try {
+      for (; i < batch.size(); i++) {
+        postReceive(batch.get(i));
+      }
+    } finally {
+      batch.posted(i);
+    }
+  }
+
+  /**
    * ibv_post_recv of one request.
    *
    * @throws io.rdmareactive.rdma.NativeCallException ENOMEM when the receive queue is full

@@ -33,6 +33,22 @@ public final class ScatterGatherList {
     return this;
   }
 
+  /**
+   * Replaces its entries with a copy of {@code other}'s.
+   *
+   * @throws IllegalStateException when {@code other} holds more entries than this list's capacity
+   */
+  public ScatterGatherList set(ScatterGatherList other) {
+    if (other.count > addresses.length) {
+      throw new IllegalStateException("scatter/gather list is full (" + addresses.length + " entries)");
+    }
+    System.arraycopy(other.addresses, 0, addresses, 0, other.count);
+    System.arraycopy(other.lengths, 0, lengths, 0, other.count);
+    System.arraycopy(other.keys, 0, keys, 0, other.count);
+    count = other.count;
+    return this;
+  }
+
   /** Appends an entry covering {@code length} bytes at {@code offset} of {@code region}. */
   public ScatterGatherList add(MemoryRegion region, long offset, int length) {
     if (offset < 0 || length < 0 || offset + length > region.length()) {

@@ -87,6 +87,24 @@ public final class SendRequest {
     return this;
   }
 
+  /**
+   * Becomes a copy of {@code other} (its id, operation, flags, immediate data, remote memory and
+   * entries), as a batch takes a request filled elsewhere.
+   *
+   * @throws IllegalStateException when {@code other} has more entries than this request has room for
+   */
+  public SendRequest set(SendRequest other) {
+    this.wrId = other.wrId;
+    this.opcode = other.opcode;
+    this.flags = other.flags;
+    this.immediateData = other.immediateData;
+    this.remoteAddress = other.remoteAddress;
+    this.remoteKey = other.remoteKey;
+    this.remoteSrqNumber = other.remoteSrqNumber;
+    sgl.set(other.sgl);
+    return this;
+  }
+
   /** Appends a gather entry: {@code length} bytes at {@code offset} of {@code region}. */
   public SendRequest gather(MemoryRegion region, long offset, int length) {
     sgl.add(region, offset, length);

@@ -21,7 +21,9 @@ import io.rdmareactive.rdma.verbs.QueuePairOptions;
 import io.rdmareactive.rdma.verbs.QueuePairState;
 import io.rdmareactive.rdma.verbs.QueuePairType;
 import io.rdmareactive.rdma.verbs.RdmaContext;
+import io.rdmareactive.rdma.verbs.ReceiveBatch;
 import io.rdmareactive.rdma.verbs.ReceiveRequest;
+import io.rdmareactive.rdma.verbs.SendBatch;
 import io.rdmareactive.rdma.verbs.SendRequest;
 import io.rdmareactive.rdma.verbs.SharedReceiveQueue;
 import io.rdmareactive.rdma.verbs.SharedReceiveQueueOptions;
@@ -541,5 +543,84 @@ public abstract class AbstractVerbsConformanceTest extends ConformanceHooks {
       }
       assertThat(new Loopback.Poller(t.cqA).pollAtLeast(depth)).hasSize(depth).allMatch(WorkCompletion::isSuccess);
     }
+  }
+
+  @Test
+  void unsignaledSendsHoldTheirSlotsUntilALaterCompletionIsPolled() {
+    int depth = 8;
+    try (TwoCqs t = new TwoCqs(depth)) {
+      SendRequest write = new SendRequest();
+      long target = t.mr.address() + 4096;
+      for (int i = 0; i < depth; i++) {
+        t.a.postSend(write.write(i, t.mr, 0, 8, target, t.mr.remoteKey()).flags(0));
+      }
+      // They completed silently, but nothing polled says so: their slots are still taken.
+      assertQueueFull(() -> t.a.postSend(write.write(99, t.mr, 0, 8, target, t.mr.remoteKey())), "ibv_post_send");
+      assertThat(available(t.cqA)).isEmpty();
+    }
+  }
+
+  @Test
+  void aListOfSendsAndOneOfReceivesArePostedInOrderAtOnce() {
+    int depth = 8;
+    try (TwoCqs t = new TwoCqs(depth)) {
+      ReceiveBatch receives = new ReceiveBatch(5, 1);
+      for (int i = 0; i < 5; i++) {
+        receives.add().set(100 + i, t.mr, 1024 + 64L * i, 64);
+      }
+      t.b.postReceive(receives);
+      assertThat(receives.posted()).isEqualTo(5);
+      SendBatch sends = new SendBatch(5, 1);
+      for (int i = 0; i < 5; i++) {
+        t.mr.segment().set(ValueLayout.JAVA_BYTE, 8L * i, (byte) (i + 1));
+        sends.add().send(i, t.mr, 8L * i, 8).flags(i == 4 ? SendRequest.SIGNALED : 0);
+      }
+      t.a.postSend(sends);
+      assertThat(sends.posted()).isEqualTo(5);
+      // One completion for the list: its last, signaled request's; the peer received all, in order.
+      assertThat(new Loopback.Poller(t.cqA).pollAtLeast(1)).singleElement().satisfies(w -> {
+        assertThat(w.wrId()).isEqualTo(4L);
+        assertThat(w.isSuccess()).isTrue();
+      });
+      assertThat(new Loopback.Poller(t.cqB).pollAtLeast(5)).extracting(WorkCompletion::wrId)
+          .containsExactly(100L, 101L, 102L, 103L, 104L);
+      for (int i = 0; i < 5; i++) {
+        assertThat(t.mr.segment().get(ValueLayout.JAVA_BYTE, 1024 + 64L * i)).isEqualTo((byte) (i + 1));
+      }
+      assertThat(available(t.cqA)).isEmpty();
+    }
+  }
+
+  @Test
+  void aListThatOverrunsTheQueuePostsThePartBeforeAndSaysHowMany() {
+    int depth = 4;
+    try (TwoCqs t = new TwoCqs(depth)) {
+      ReceiveBatch receives = new ReceiveBatch(depth + 2, 1);
+      for (int i = 0; i < depth + 2; i++) {
+        receives.add().set(100 + i, t.mr, 1024 + 64L * i, 64);
+      }
+      assertQueueFull(() -> t.b.postReceive(receives), "ibv_post_recv");
+      assertThat(receives.posted()).isEqualTo(depth);
+      SendBatch writes = new SendBatch(depth + 2, 1);
+      long target = t.mr.address() + 4096;
+      for (int i = 0; i < depth + 2; i++) {
+        writes.add().write(i, t.mr, 0, 8, target, t.mr.remoteKey());
+      }
+      assertQueueFull(() -> t.a.postSend(writes), "ibv_post_send");
+      assertThat(writes.posted()).isEqualTo(depth);
+      assertThat(new Loopback.Poller(t.cqA).pollAtLeast(depth)).extracting(WorkCompletion::wrId)
+          .containsExactly(0L, 1L, 2L, 3L);
+      assertThat(available(t.cqA)).as("the requests not taken never complete").isEmpty();
+    }
+  }
+
+  /** What {@code cq} holds after 50 ms for in-flight work (native) to land. */
+  private static List<WorkCompletion> available(CompletionQueue cq) {
+    java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+    List<WorkCompletion> out = new java.util.ArrayList<>();
+    while (cq.poll(64, wc -> out.add(wc.toWorkCompletion())) > 0) {
+      // drain
+    }
+    return out;
   }
 }

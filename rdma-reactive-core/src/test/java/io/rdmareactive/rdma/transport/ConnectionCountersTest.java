@@ -48,6 +48,12 @@ class ConnectionCountersTest {
     c.creditStall();
     c.completionError();
     c.completionError();
-    assertThat(c.snapshot(9, 4096)).isEqualTo(new RdmaStatistics(0, 1, 7, 15, 1, 2, 9, 3, 1, 1, 1, 2, 4096, 0));
+    c.doorbell();
+    c.sendSignaled();
+    c.sendSignaled();
+    c.completionPolled();
+    c.completionPolled();
+    c.completionPolled();
+    assertThat(c.snapshot(9, 4096)).isEqualTo(new RdmaStatistics(0, 1, 7, 15, 1, 2, 9, 3, 1, 1, 1, 2, 4096, 0, 1, 2, 3));
   }
 }

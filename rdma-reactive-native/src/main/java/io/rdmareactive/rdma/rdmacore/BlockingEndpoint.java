@@ -227,7 +227,8 @@ public final class BlockingEndpoint implements AutoCloseable {
     cm.ensureOpen();
     sendWr.sges().set(0, address, length, lkey);
     sendWr.wrId(context).numSge(1).opcode((int) CmLayout.IBV_WR_SEND).sendFlags(flags);
-    int rc = Ibverbs.post(postSendFn, qp, sendWr.segment(), badWr);
+    // Plain threads, not the hot path: an ordinary downcall on every provider (see Ibverbs).
+    int rc = Ibverbs.postSend(postSendFn, qp, sendWr.segment(), badWr, true);
     if (rc != 0) {
       throw Native.failure("rdma_post_send", Math.abs(rc));
     }
@@ -267,7 +268,7 @@ public final class BlockingEndpoint implements AutoCloseable {
         cm.ensureOpen();
         int n = Ibverbs.pollCq(s.pollFn(), s.cq(), 1, s.wc());
         if (n == 0 && !s.channel().equals(MemorySegment.NULL)) {
-          int rc = Ibverbs.reqNotifyCq(s.notifyFn(), s.cq(), 0);
+          int rc = Ibverbs.reqNotifyCq(s.notifyFn(), s.cq(), 0, true);
           if (rc != 0) {
             throw Native.failure(s.function(), Math.abs(rc), "ibv_req_notify_cq");
           }

@@ -22,7 +22,17 @@ import java.lang.invoke.MethodHandle;
 final class Ibverbs {
   static final String LIBRARY = "libibverbs.so.1";
   private static final Native.Library LIB = Native.library(LIBRARY);
-  // Posting and polling run per message: no errno capture, no thread-state transition.
+  /*
+   * Posting and polling run per message: no errno capture, and a critical call (no thread-state
+   * transition) where the JDK's condition holds, that the function is "extremely short in all
+   * cases", since a critical call holds off safepoints, and so every other thread's GC, while it
+   * runs. poll_cq and post_recv stay in user space on every provider (rxe and siw included: their
+   * queues are mapped memory), so they are always critical. post_send and req_notify_cq are a
+   * doorbell write on hardware (mlx5 and the like) but a system call on the kernel-emulated
+   * providers: rxe's post_send is a write() after which the kernel may segment and checksum up to
+   * 64 KiB inline, siw's is a write() too, and req_notify_cq is ibv_cmd_req_notify_cq on both. So
+   * those two are chosen per call, by the context's provider (NativeContext#postsInKernel).
+   */
   private static final Linker.Option HOT = Linker.Option.critical(false);
 
   private static final MethodHandle GET_DEVICE_LIST = LIB.bind("ibv_get_device_list", FunctionDescriptor.of(ADDRESS, ADDRESS), true);
@@ -69,8 +79,14 @@ final class Ibverbs {
   private static final MethodHandle POLL_CQ = Native.pointerCall(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS), false, HOT);
   /** ops.req_notify_cq: int (struct ibv_cq *, int solicited_only). */
   private static final MethodHandle REQ_NOTIFY_CQ = Native.pointerCall(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), false, HOT);
+  /** The same, as an ordinary downcall: on providers where it is a system call. */
+  private static final MethodHandle REQ_NOTIFY_CQ_SYSCALL = Native.pointerCall(
+      FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), false);
   /** ops.post_send/post_recv/post_srq_recv: int (obj, wr, bad_wr). */
   private static final MethodHandle POST = Native.pointerCall(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), false, HOT);
+  /** ops.post_send as an ordinary downcall: on providers where it is a system call. */
+  private static final MethodHandle POST_SYSCALL = Native.pointerCall(
+      FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), false);
   /** verbs_context.query_port: errno (ctx, uint8 port, attr, size_t len). */
   private static final MethodHandle VCTX_QUERY_PORT = Native.pointerCall(
       FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS, JAVA_LONG), false);
@@ -278,15 +294,29 @@ final class Ibverbs {
     }
   }
 
-  static int reqNotifyCq(MemorySegment fn, MemorySegment cq, int solicitedOnly) {
+  /** ops.req_notify_cq; {@code inKernel}: the provider makes it a system call (not a critical call then). */
+  static int reqNotifyCq(MemorySegment fn, MemorySegment cq, int solicitedOnly, boolean inKernel) {
     try {
-      return (int) REQ_NOTIFY_CQ.invokeExact(fn, cq, solicitedOnly);
+      return inKernel ? (int) REQ_NOTIFY_CQ_SYSCALL.invokeExact(fn, cq, solicitedOnly)
+          : (int) REQ_NOTIFY_CQ.invokeExact(fn, cq, solicitedOnly);
     } catch (Throwable t) {
       throw Native.rethrow(t);
     }
   }
 
-  /** ibv_post_send, ibv_post_recv or ibv_post_srq_recv (by {@code fn}): 0 or an errno value. */
+  /**
+   * ops.post_send: 0 or an errno value; {@code inKernel}: the provider makes it a system call (not
+   * a critical call then).
+   */
+  static int postSend(MemorySegment fn, MemorySegment qp, MemorySegment wr, MemorySegment badWr, boolean inKernel) {
+    try {
+      return inKernel ? (int) POST_SYSCALL.invokeExact(fn, qp, wr, badWr) : (int) POST.invokeExact(fn, qp, wr, badWr);
+    } catch (Throwable t) {
+      throw Native.rethrow(t);
+    }
+  }
+
+  /** ibv_post_recv or ibv_post_srq_recv (by {@code fn}), user space on every provider: 0 or an errno value. */
   static int post(MemorySegment fn, MemorySegment object, MemorySegment wr, MemorySegment badWr) {
     try {
       return (int) POST.invokeExact(fn, object, wr, badWr);

@@ -225,7 +225,7 @@ final class NativeCompletionQueue extends AbstractRdmaResource implements Comple
     }
     int rc;
     try {
-      rc = Ibverbs.reqNotifyCq(context.reqNotifyCqFn, cq, solicitedOnly ? 1 : 0);
+      rc = Ibverbs.reqNotifyCq(context.reqNotifyCqFn, cq, solicitedOnly ? 1 : 0, context.postsInKernel());
     } catch (Throwable t) {
       throw new IllegalStateException(t);
     }

@@ -164,6 +164,35 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
     return null;
   }
 
+  /** Vendor ids of the kernel-emulated providers: rxe (RXE_VENDOR_ID) and siw (SIW_VENDOR_ID, "bmt"). */
+  private static final int RXE_VENDOR_ID = 0xFFFFFF;
+  private static final int SIW_VENDOR_ID = 0x626d74;
+  /** Per device name, whether post_send and req_notify_cq are system calls there; asked once. */
+  private static final ConcurrentHashMap<String, Boolean> POSTS_IN_KERNEL = new ConcurrentHashMap<>();
+  private volatile int postsInKernel = -1;
+
+  /**
+   * Whether this device's provider does its post_send and req_notify_cq in the kernel (rxe, siw:
+   * a system call each), so that they must not be critical downcalls (see {@link Ibverbs}).
+   * Told by the vendor id ibv_query_device reports, once per device in this process; a device
+   * that cannot be queried counts as one that posts in the kernel, the safe side.
+   */
+  boolean postsInKernel() {
+    int known = postsInKernel;
+    if (known < 0) {
+      known = POSTS_IN_KERNEL.computeIfAbsent(deviceName, n -> {
+        try {
+          int vendor = queryDevice().vendorId();
+          return vendor == RXE_VENDOR_ID || vendor == SIW_VENDOR_ID;
+        } catch (RuntimeException e) {
+          return true;
+        }
+      }) ? 1 : 0;
+      postsInKernel = known;
+    }
+    return known == 1;
+  }
+
   @Override
   public String deviceName() {
     return deviceName;

@@ -12,8 +12,10 @@ import io.rdmareactive.rdma.verbs.QueuePairAddress;
 import io.rdmareactive.rdma.verbs.QueuePairConnectOptions;
 import io.rdmareactive.rdma.verbs.QueuePairState;
 import io.rdmareactive.rdma.verbs.QueuePairType;
+import io.rdmareactive.rdma.verbs.ReceiveBatch;
 import io.rdmareactive.rdma.verbs.ReceiveRequest;
 import io.rdmareactive.rdma.verbs.ScatterGatherList;
+import io.rdmareactive.rdma.verbs.SendBatch;
 import io.rdmareactive.rdma.verbs.SendRequest;
 import io.rdmareactive.rdma.verbs.SharedReceiveQueue;
 import java.lang.foreign.Arena;
@@ -72,6 +74,11 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
   private final SendWr sendWr;
   private final RecvWr recvWr;
   private final MemorySegment badWr;
+  /** The flyweights of chained posts (batches), made on first use. */
+  private final PostChains chains = new PostChains(arena);
+  // (made in the constructor, after the ledger)
+  private final ListPost<SendRequest> sendList;
+  private final ListPost<ReceiveRequest> receiveList;
   /** Frees a QP created by someone else (rdma_destroy_qp); null: ibv_destroy_qp. */
   private final @Nullable AdoptedDestroy adoptedDestroy;
 
@@ -90,6 +97,8 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
     sendWr = new SendWr(arena, limits.maxSendSge());
     recvWr = new RecvWr(arena, limits.maxRecvSge());
     badWr = arena.allocate(ADDRESS);
+    sendList = new QueuePairLists.Sends(this, chains, ledger, limits.maxSendSge());
+    receiveList = new QueuePairLists.Receives(this, chains, ledger, limits.maxRecvSge());
   }
 
   /** See {@link QueuePairFactory#adopt}. */
@@ -148,6 +157,31 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
   @Override
   public synchronized void postSend(SendRequest r) {
     ensureOpen();
+    checkSend(r);
+    long posted = ledger.beginSend(r.wrId(), r.flags());
+    int rc;
+    try {
+      fill(sendWr, r).next(MemorySegment.NULL);
+      rc = Ibverbs.postSend(context.postSendFn, qp, sendWr.segment(), badWr, context.postsInKernel());
+    } catch (RuntimeException | Error e) {
+      ledger.abortSend(posted);
+      throw e;
+    }
+    if (rc != 0) {
+      ledger.abortSend(posted);
+      throw Native.failure("ibv_post_send", Math.abs(rc), this.toString());
+    }
+  }
+
+  /** One ibv_post_send of the batch as a chained list (see {@link ListPost}). */
+  @Override
+  public synchronized void postSend(SendBatch batch) {
+    ensureOpen();
+    sendList.post(batch, this, badWr);
+  }
+
+  /** What the provider would refuse, refused here first with a typed error. */
+  void checkSend(SendRequest r) {
     if (type == QueuePairType.XRC_RECV) {
       throw new IllegalStateException(this + " is receive-only");
     }
@@ -160,39 +194,54 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
       throw new IllegalArgumentException(n + " gather entries exceed the " + limits.maxSendSge()
           + " this QP was created with");
     }
-    int flags = r.flags();
-    if ((flags & SendRequest.INLINE) != 0) {
+    if ((r.flags() & SendRequest.INLINE) != 0) {
       long len = sgl.totalLength();
       if (len > limits.maxInline()) {
         throw new MessageTooLargeException(len, limits.maxInline());
       }
     }
-    SendRequest.Opcode op = r.opcode();
-    if (op == SendRequest.Opcode.RDMA_READ && type == QueuePairType.UC) {
+    if (r.opcode() == SendRequest.Opcode.RDMA_READ && type == QueuePairType.UC) {
       throw new IllegalArgumentException("UC QPs cannot RDMA_READ");
     }
-    long posted = ledger.beginSend(r.wrId(), flags);
-    int rc;
-    try {
-      sendWr.sges().set(sgl);
-      sendWr.wrId(r.wrId()).numSge(n).opcode(op.code()).sendFlags(flags)
-          .immediateData(op.hasImmediate() ? r.immediateData() : 0)
-          .rdma(op.isRdma() ? r.remoteAddress() : 0L, op.isRdma() ? r.remoteKey() : 0)
-          .xrcRemoteSrqNumber(type == QueuePairType.XRC_SEND ? r.remoteSrqNumber() : 0);
-      rc = Ibverbs.post(context.postSendFn, qp, sendWr.segment(), badWr);
-    } catch (RuntimeException | Error e) {
-      ledger.abortSend(posted);
-      throw e;
-    }
-    if (rc != 0) {
-      ledger.abortSend(posted);
-      throw Native.failure("ibv_post_send", Math.abs(rc), this.toString());
-    }
+  }
+
+  SendWr fill(SendWr wr, SendRequest r) {
+    ScatterGatherList sgl = r.scatterGather();
+    SendRequest.Opcode op = r.opcode();
+    wr.sges().set(sgl);
+    return wr.wrId(r.wrId()).numSge(sgl.count()).opcode(op.code()).sendFlags(r.flags())
+        .immediateData(op.hasImmediate() ? r.immediateData() : 0)
+        .rdma(op.isRdma() ? r.remoteAddress() : 0L, op.isRdma() ? r.remoteKey() : 0)
+        .xrcRemoteSrqNumber(type == QueuePairType.XRC_SEND ? r.remoteSrqNumber() : 0);
   }
 
   @Override
   public synchronized void postReceive(ReceiveRequest r) {
     ensureOpen();
+    checkReceive(r);
+    long posted = ledger.beginReceive();
+    int rc;
+    try {
+      recvWr.set(r).next(MemorySegment.NULL);
+      rc = Ibverbs.post(context.postRecvFn, qp, recvWr.segment(), badWr);
+    } catch (RuntimeException | Error e) {
+      ledger.abortReceive(posted);
+      throw e;
+    }
+    if (rc != 0) {
+      ledger.abortReceive(posted);
+      throw Native.failure("ibv_post_recv", Math.abs(rc), this.toString());
+    }
+  }
+
+  /** One ibv_post_recv of the batch as a chained list (see {@link ListPost}). */
+  @Override
+  public synchronized void postReceive(ReceiveBatch batch) {
+    ensureOpen();
+    receiveList.post(batch, this, badWr);
+  }
+
+  void checkReceive(ReceiveRequest r) {
     if (queues.srq() != null) {
       throw new IllegalStateException(this + " receives through its SRQ: post receives there");
     }
@@ -203,19 +252,6 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
     if (n > limits.maxRecvSge()) {
       throw new IllegalArgumentException(n + " scatter entries exceed the " + limits.maxRecvSge()
           + " this QP was created with");
-    }
-    long posted = ledger.beginReceive();
-    int rc;
-    try {
-      recvWr.set(r);
-      rc = Ibverbs.post(context.postRecvFn, qp, recvWr.segment(), badWr);
-    } catch (RuntimeException | Error e) {
-      ledger.abortReceive(posted);
-      throw e;
-    }
-    if (rc != 0) {
-      ledger.abortReceive(posted);
-      throw Native.failure("ibv_post_recv", Math.abs(rc), this.toString());
     }
   }
 

@@ -13,7 +13,7 @@ import java.util.Map;
  * Flyweight over one native {@code struct ibv_recv_wr} and its scatter list, reused by every post
  * of its owner (a QP, an SRQ, the blocking endpoint): posting allocates nothing.
  */
-final class RecvWr {
+final class RecvWr implements ChainedWr {
   static final long SIZE = VerbsLayout.SIZEOF_RECV_WR;
   /** What this flyweight writes, keyed as the layout probe prints it (checked by LayoutCheckTest). */
   static final Map<String, Long> FIELDS = Map.of("sizeof.ibv_recv_wr", SIZE, "ibv_recv_wr.wr_id",
@@ -32,12 +32,19 @@ final class RecvWr {
   }
 
   /** The struct to pass to post_recv. */
-  MemorySegment segment() {
+  @Override
+  public MemorySegment segment() {
     return wr;
   }
 
   Sge sges() {
     return sges;
+  }
+
+  @Override
+  public RecvWr next(MemorySegment next) {
+    wr.set(ADDRESS, VerbsLayout.RECV_WR_NEXT, next);
+    return this;
   }
 
   RecvWr wrId(long wrId) {

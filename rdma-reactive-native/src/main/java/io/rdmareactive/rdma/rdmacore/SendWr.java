@@ -14,7 +14,7 @@ import java.util.Map;
  * Flyweight over one native {@code struct ibv_send_wr} and its gather list, reused by every post
  * of its owner: posting allocates nothing.
  */
-final class SendWr {
+final class SendWr implements ChainedWr {
   static final long SIZE = VerbsLayout.SIZEOF_SEND_WR;
   /** What this flyweight writes, keyed as the layout probe prints it (checked by LayoutCheckTest). */
   static final Map<String, Long> FIELDS = Map.ofEntries(
@@ -44,12 +44,19 @@ final class SendWr {
   }
 
   /** The struct to pass to post_send. */
-  MemorySegment segment() {
+  @Override
+  public MemorySegment segment() {
     return wr;
   }
 
   Sge sges() {
     return sges;
+  }
+
+  @Override
+  public SendWr next(MemorySegment next) {
+    wr.set(ADDRESS, VerbsLayout.SEND_WR_NEXT, next);
+    return this;
   }
 
   SendWr wrId(long wrId) {

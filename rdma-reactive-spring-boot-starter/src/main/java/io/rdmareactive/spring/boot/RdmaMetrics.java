@@ -27,6 +27,9 @@ import org.jspecify.annotations.Nullable;
  *       {@code direction=out|in}
  *   <li>{@code rdma.receiver.not.ready}, {@code rdma.credit.violations}: counters of flow-control
  *       failures (0 unless flow control was broken)
+ *   <li>{@code rdma.doorbells}, {@code rdma.sends.signaled}, {@code rdma.completions.polled}: what
+ *       batching does for the traffic (posts of send lists, sends that asked for a completion,
+ *       completions polled)
  * </ul>
  */
 public class RdmaMetrics implements MeterBinder, RdmaConnectionObserver {
@@ -74,7 +77,8 @@ public class RdmaMetrics implements MeterBinder, RdmaConnectionObserver {
     private final Set<RdmaConnection> live = new HashSet<>();
     private long opened;
     private long messagesSent, messagesReceived, bytesSent, bytesReceived, creditUpdatesSent,
-        creditUpdatesReceived, receiverNotReady, creditViolations, creditStalls, completionErrors, flushGiveUps;
+        creditUpdatesReceived, receiverNotReady, creditViolations, creditStalls, completionErrors, flushGiveUps,
+        doorbells, signaledSends, completionsPolled;
 
     Endpoint(String name) {
       this.name = name;
@@ -103,6 +107,9 @@ public class RdmaMetrics implements MeterBinder, RdmaConnectionObserver {
       creditStalls += s.creditStalls();
       completionErrors += s.completionErrors();
       flushGiveUps += s.flushGiveUps();
+      doorbells += s.doorbells();
+      signaledSends += s.signaledSends();
+      completionsPolled += s.completionsPolled();
     }
 
     synchronized int active() {
@@ -149,6 +156,12 @@ public class RdmaMetrics implements MeterBinder, RdmaConnectionObserver {
           e -> e.total(e.completionErrors, RdmaStatistics::completionErrors));
       counter(r, "rdma.close.flush.give.ups", null, "Closes that stopped waiting for their flush completions",
           e -> e.total(e.flushGiveUps, RdmaStatistics::flushGiveUps));
+      counter(r, "rdma.doorbells", null, "Posts of send work-request lists (one ibv_post_send each)",
+          e -> e.total(e.doorbells, RdmaStatistics::doorbells));
+      counter(r, "rdma.sends.signaled", null, "Send work requests that asked for a completion",
+          e -> e.total(e.signaledSends, RdmaStatistics::signaledSends));
+      counter(r, "rdma.completions.polled", null, "Work completions polled, sends and receives",
+          e -> e.total(e.completionsPolled, RdmaStatistics::completionsPolled));
     }
 
     private void counter(MeterRegistry r, String meter, @Nullable String direction, String description,

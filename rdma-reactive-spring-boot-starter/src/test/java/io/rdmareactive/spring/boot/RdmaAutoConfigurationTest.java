@@ -269,6 +269,14 @@ class RdmaAutoConfigurationTest {
           assertThat(registry.find("rdma.credit.stalls").tag("endpoint", "server").functionCounter()).isNotNull();
           assertThat(registry.get("rdma.close.flush.give.ups").tag("endpoint", "server").functionCounter().count())
               .isZero();
+          // The server's one reply: one doorbell, signaled (the last of its post), its own
+          // completion and the request's among those polled.
+          assertThat(registry.get("rdma.doorbells").tag("endpoint", "server").functionCounter().count())
+              .isGreaterThanOrEqualTo(1.0);
+          assertThat(registry.get("rdma.sends.signaled").tag("endpoint", "server").functionCounter().count())
+              .isGreaterThanOrEqualTo(1.0);
+          assertThat(registry.get("rdma.completions.polled").tag("endpoint", "server").functionCounter().count())
+              .isGreaterThanOrEqualTo(2.0);
           assertThat(registry.get("rdma.memory.registered").tag("endpoint", "server").gauge().value())
               .as("closed connections pin nothing").isZero();
         });

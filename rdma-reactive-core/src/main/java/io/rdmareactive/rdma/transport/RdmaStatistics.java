@@ -23,8 +23,11 @@ package io.rdmareactive.rdma.transport;
  * @param flushGiveUps 1 when this connection's close stopped waiting for the flush completions of
  *     the work it still had posted (after 10 s, polling once more): 0 unless the device or its loop
  *     fell far behind
+ * @param dataSends data SENDs whose sending completed: {@code messagesSent / dataSends} is the
+ *     messages per SEND, above one where queued messages were coalesced into batches and below
+ *     one where messages were fragmented
  */
 public record RdmaStatistics(long messagesSent, long messagesReceived, long bytesSent, long bytesReceived,
     long creditUpdatesSent, long creditUpdatesReceived, long credits, int maxSendsInFlight,
     long receiverNotReady, long creditViolations, long creditStalls, long completionErrors,
-    long registeredBytes, long flushGiveUps) {}
+    long registeredBytes, long flushGiveUps, long dataSends) {}

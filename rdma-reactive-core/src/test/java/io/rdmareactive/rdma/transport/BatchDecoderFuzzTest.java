@@ -56,17 +56,25 @@ class BatchDecoderFuzzTest {
   void randomFramesGetTheReferenceVerdictAndNoReadOutsideThem() {
     int valid = 0;
     for (int i = 0; i < 50_000; i++) {
-      ByteBuffer b = ByteBuffer.allocate(random.nextInt(200));
-      // Mostly plausible structure (small counts and lengths), so that the deep paths are reached.
-      if (b.capacity() >= 4) {
-        b.putInt(random.nextInt(4) == 0 ? random.nextInt() : random.nextInt(6) - 1);
+      // Mostly plausible structure (small counts and lengths, bodies as long as their lengths
+      // say), each part wrong now and then, so that every check and the walk are reached.
+      ByteBuffer b = ByteBuffer.allocate(512);
+      int count = random.nextInt(5) == 0 ? random.nextInt() : random.nextInt(8) - 1;
+      b.putInt(count);
+      int messages = random.nextInt(4) == 0 ? random.nextInt(10) : Math.max(0, count);
+      for (int m = 0; m < messages && b.remaining() >= 4; m++) {
+        int n = random.nextInt(8) == 0 ? random.nextInt() : random.nextInt(26) - 2;
+        b.putInt(n);
+        int body = random.nextInt(8) == 0 ? random.nextInt(26) : Math.max(0, n);
+        if (body > b.remaining()) {
+          break;
+        }
+        byte[] bytes = new byte[body];
+        random.nextBytes(bytes);
+        b.put(bytes);
       }
-      while (b.remaining() >= 4) {
-        b.putInt(random.nextInt(4) == 0 ? random.nextInt() : random.nextInt(24) - 2);
-        int skip = Math.min(b.remaining(), random.nextInt(24));
-        b.position(b.position() + skip);
-      }
-      valid += checkAgainstReference(b.array(), random.nextBoolean() ? Integer.MAX_VALUE : 1 + random.nextInt(20));
+      int length = random.nextInt(4) == 0 ? random.nextInt(b.position() + 8) : b.position();
+      valid += checkAgainstReference(Arrays.copyOf(b.array(), length), random.nextBoolean() ? Integer.MAX_VALUE : 1 + random.nextInt(20));
     }
     System.out.println("random frames: " + valid + " of 50000 well formed");
     assertThat(valid).as("some random frames are well formed, so the walk is exercised").isPositive();

@@ -4,20 +4,13 @@ import io.rdmareactive.rdma.MessageTooLargeException;
 import io.rdmareactive.rdma.verbs.QueuePair;
 import io.rdmareactive.rdma.verbs.SendRequest;
 import java.util.ArrayDeque;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import org.jspecify.annotations.Nullable;
-import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
-import reactor.core.CoreSubscriber;
-import reactor.core.publisher.Mono;
 
 /**
  * A connection's outbound side: takes the items of each {@link SendSource} in turn, requests them as
  * credits and send buffers allow, copies them into send buffers (in fragments where needed), posts
  * the SENDs and credit updates, and completes each source once its last send completed. Plain
- * state driven from the connection's drain; only {@link #send} and {@link #handBack} may be called
- * from any thread.
+ * state driven from the connection's drain, the sources coming in through its {@link SendIntake}.
  *
  * <p>Small messages are coalesced ({@link BatchWriter}): those already queued when the drain runs
  * go into as few SENDs as the buffers allow, and the batch is posted as soon as nothing more is
@@ -30,7 +23,6 @@ final class OutboundSender {
   private final TransportConfig config;
   private final boolean raw;
   private final int sendDepth;
-  private final int sendCount;
   private final RegisteredBuffers buffers;
   private final CreditWindow window;
   private final Fragmenter fragmenter;
@@ -38,7 +30,8 @@ final class OutboundSender {
   private final SendCopier copier;
   private final BatchWriter batch;
   private final SendRequest sendRequest = new SendRequest();
-  private final Queue<SendSource> newSources = new ConcurrentLinkedQueue<>();
+  /** Where sources come in, from any thread; the drain takes them and {@link #enqueue}s them. */
+  final SendIntake intake;
   private final ArrayDeque<SendSource> sources = new ArrayDeque<>();
   private final ArrayDeque<SendSource> awaitingAck = new ArrayDeque<>();
   private int sendsOutstanding;
@@ -56,54 +49,13 @@ final class OutboundSender {
     this.config = config;
     this.raw = config.raw();
     this.sendDepth = config.sendQueueDepth();
-    this.sendCount = config.bufferCount();
     this.buffers = buffers;
     this.window = window;
     this.fragmenter = fragmenter;
     this.counters = counters;
-    this.copier = new SendCopier(connection, buffers, sendCount);
+    this.intake = new SendIntake(connection, config.bufferCount());
+    this.copier = new SendCopier(connection, buffers, config.bufferCount());
     this.batch = new BatchWriter(buffers, copier);
-  }
-
-  /** One {@code send(messages)}: a source per subscription, handed to the drain. */
-  Mono<Void> send(Publisher<?> messages) {
-    return new Mono<>() {
-      @Override
-      public void subscribe(CoreSubscriber<? super Void> actual) {
-        SendSource s = new SendSource(connection, messages, actual, null, sendCount);
-        actual.onSubscribe(s);
-        newSources.add(s);
-        connection.drain();
-      }
-    };
-  }
-
-  /** Any thread: the handshake is done; a marker, so that the start is ordered with the sends. */
-  void submitStart(Protocol.@Nullable Hello peer) {
-    newSources.add(new SendSource(connection, null, null, peer, sendCount));
-  }
-
-  /**
-   * The next source handed over by {@link #send} or {@link #submitStart}, or null. A source
-   * {@linkplain #handBack handed back} is cleared here instead: its queue is the drain's.
-   */
-  @Nullable SendSource pollNew() {
-    SendSource s;
-    while ((s = newSources.poll()) != null) {
-      if (!s.terminated.get()) {
-        return s;
-      }
-      s.clear();
-    }
-    return null;
-  }
-
-  /**
-   * Any thread: {@code s}, which the drain let go of, queued an item after all; the drain
-   * releases it (see {@link SendSource}). The caller then calls the drain.
-   */
-  void handBack(SendSource s) {
-    newSources.add(s);
   }
 
   /** Queues a source behind those already sending. */

@@ -74,7 +74,8 @@ public class RdmaMetrics implements MeterBinder, RdmaConnectionObserver {
     private final Set<RdmaConnection> live = new HashSet<>();
     private long opened;
     private long messagesSent, messagesReceived, bytesSent, bytesReceived, creditUpdatesSent,
-        creditUpdatesReceived, receiverNotReady, creditViolations, creditStalls, completionErrors, flushGiveUps;
+        creditUpdatesReceived, receiverNotReady, creditViolations, creditStalls, completionErrors, flushGiveUps,
+        dataSends;
 
     Endpoint(String name) {
       this.name = name;
@@ -103,6 +104,7 @@ public class RdmaMetrics implements MeterBinder, RdmaConnectionObserver {
       creditStalls += s.creditStalls();
       completionErrors += s.completionErrors();
       flushGiveUps += s.flushGiveUps();
+      dataSends += s.dataSends();
     }
 
     synchronized int active() {
@@ -132,6 +134,8 @@ public class RdmaMetrics implements MeterBinder, RdmaConnectionObserver {
       counter(r, "rdma.messages", "out", "Messages sent", e -> e.total(e.messagesSent, RdmaStatistics::messagesSent));
       counter(r, "rdma.messages", "in", "Messages received",
           e -> e.total(e.messagesReceived, RdmaStatistics::messagesReceived));
+      counter(r, "rdma.sends", "out", "Data SENDs sent: rdma.messages out per rdma.sends out is the messages per SEND",
+          e -> e.total(e.dataSends, RdmaStatistics::dataSends));
       counter(r, "rdma.bytes", "out", "Payload bytes sent", e -> e.total(e.bytesSent, RdmaStatistics::bytesSent));
       counter(r, "rdma.bytes", "in", "Payload bytes received",
           e -> e.total(e.bytesReceived, RdmaStatistics::bytesReceived));

@@ -5,21 +5,21 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The framed protocol's wire format. Every SEND carries its header in the 32-bit immediate data,
- * the payload being the message bytes alone:
+ * the payload being the message's bytes, or a batch of messages:
  *
  * <pre>
  *   bits  0..15  credits granted: receive buffers posted since the last grant
  *   bit  16      MORE: a fragment; the message goes on in the next SEND
  *   bit  17      CREDIT: a credit update only, no payload, not a message
  *   bit  18      BATCH: several whole messages in one SEND (see {@link BatchDecoder})
- *   bits 24..31  0 (reserved)
+ *   bits 19..31  0 (reserved)
  * </pre>
  *
- * A batch's payload is a {@link #BATCH_COUNT}-byte message count, then each message as a
+ * <p>A batch's payload is a {@link #BATCH_COUNT}-byte message count, then each message as a
  * {@link #BATCH_LENGTH}-byte length and its bytes (big-endian, every length at least 1). A lone
  * message goes without it, as a plain SEND.
  *
- * A fragmented message's first SEND begins with {@link #TOTAL_LENGTH} bytes, the message's whole
+ * <p>A fragmented message's first SEND begins with {@link #TOTAL_LENGTH} bytes, the message's whole
  * length (big-endian, the fragments' own bytes not counted), so that the receiver checks it
  * against its limits and allocates it once, before the rest arrives.
  *

@@ -111,6 +111,9 @@ final class OutboundSender {
             }
             continue;
           }
+          // What is queued goes before the request: a request may run upstream work (an echo's
+          // inbound, say) that a lone message must not wait behind.
+          postBatch();
           requestMore(src);
           if (src.queue.isEmpty()) {
             return;

@@ -301,18 +301,21 @@ public abstract class AbstractRSocketTransportTest {
    * A slow requester that keeps its (zero-copy) payloads queued keeps their receive buffers, so
    * its transport grants no credits and the responder's sends wait for them: credit stalls on
    * the responder's connection, never a receiver-not-ready retry, and the whole stream arrives.
+   * Small buffers (64 bytes, about two frames each): with the default 16 KiB, the responder's
+   * frames coalesce so many to a SEND that 8 buffers carry the whole stream.
    */
   @Test
   void aSlowRequesterHoldingItsPayloadsStallsTheResponderOnCreditsNeverOnRnr() {
     List<RdmaConnection> responderSide = new java.util.concurrent.CopyOnWriteArrayList<>();
     CloseableRdmaServer server = RSocketServer.create(SocketAcceptor.with(responder))
         .bind(RdmaServerTransport.create(rdmaServer().option(RdmaOption.BUFFER_COUNT, 8)
-            .doOnConnection(responderSide::add)))
+            .option(RdmaOption.BUFFER_SIZE, 64).doOnConnection(responderSide::add)))
         .block(WAIT);
     closeables.add(server);
     RSocket rsocket = RSocketConnector.create()
         .payloadDecoder(PayloadDecoder.ZERO_COPY)
-        .connect(RdmaClientTransport.create(rdmaClient(server.port()).option(RdmaOption.BUFFER_COUNT, 8)))
+        .connect(RdmaClientTransport.create(rdmaClient(server.port()).option(RdmaOption.BUFFER_COUNT, 8)
+            .option(RdmaOption.BUFFER_SIZE, 64)))
         .block(WAIT);
     closeables.add(rsocket);
     StepVerifier.create(rsocket.requestStream(DefaultPayload.create("200"))

@@ -246,7 +246,7 @@ final class ConnectionCloser {
     ring.discard();
     buffers.discardReleased();
     SendSource s;
-    while ((s = sender.pollNew()) != null) {
+    while ((s = sender.intake.pollNew()) != null) {
       if (s.publisher != null) {
         s.fail(sendError());
       }

@@ -17,25 +17,30 @@ final class ConnectionCounters {
   private volatile long creditStalls;
   private volatile long completionErrors;
   private volatile long flushGiveUps;
+  private volatile long dataSends;
   private volatile long doorbells;
   private volatile long signaledSends;
   private volatile long completionsPolled;
   /**
-   * Sequence numbers of the last data send of each message in flight, so that a message counts as
-   * sent when its last send completes (a ring: at most one per send work request in flight).
+   * Sequence numbers of the data sends in flight that end messages, and how many each ends (a
+   * batch ends several), so that a message counts as sent when its last send completes (a ring:
+   * at most one per send work request in flight; inline sends free their buffer at post time, so
+   * the send queue's depth bounds it, not the buffers).
    */
   private final long[] messageEnds;
+  private final int[] messagesEnded;
   private int messageEndsHead;
   private int messageEndsSize;
 
   ConnectionCounters(int sendDepth) {
     messageEnds = new long[sendDepth];
+    messagesEnded = new int[sendDepth];
   }
 
   RdmaStatistics snapshot(long credits, long registeredBytes) {
     return new RdmaStatistics(messagesSent, messagesReceived, bytesSent, bytesReceived, creditUpdatesSent,
         creditUpdatesReceived, credits, maxSendsInFlight, receiverNotReady, creditViolations, creditStalls,
-        completionErrors, registeredBytes, flushGiveUps, doorbells, signaledSends, completionsPolled);
+        completionErrors, registeredBytes, flushGiveUps, dataSends, doorbells, signaledSends, completionsPolled);
   }
 
   void bytesReceived(int n) {
@@ -58,10 +63,12 @@ final class ConnectionCounters {
     bytesSent += n;
   }
 
-  /** The last send of a message was posted as data send number {@code sequence}. */
-  void messagePosted(long sequence) {
+  /** The last send of {@code messages} messages (one, or a batch) was posted as data send number {@code sequence}. */
+  void messagesPosted(long sequence, int messages) {
     if (messageEndsSize < messageEnds.length) {
-      messageEnds[(messageEndsHead + messageEndsSize) % messageEnds.length] = sequence;
+      int at = (messageEndsHead + messageEndsSize) % messageEnds.length;
+      messageEnds[at] = sequence;
+      messagesEnded[at] = messages;
       messageEndsSize++;
     }
   }
@@ -69,10 +76,11 @@ final class ConnectionCounters {
   /** Data sends up to number {@code sequence} completed successfully: the messages they end are sent. */
   void dataCompleted(long sequence) {
     while (messageEndsSize > 0 && messageEnds[messageEndsHead] <= sequence) {
+      messagesSent += messagesEnded[messageEndsHead];
       messageEndsHead = messageEndsHead + 1 == messageEnds.length ? 0 : messageEndsHead + 1;
       messageEndsSize--;
-      messagesSent++;
     }
+    dataSends = sequence;
   }
 
   void sendsInFlight(int n) {

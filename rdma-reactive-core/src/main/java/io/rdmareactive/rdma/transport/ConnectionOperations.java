@@ -150,7 +150,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
 
   /** The handshake is done: from here on data flows, sized for the peer ({@code null} in raw mode). */
   void start(Protocol.@Nullable Hello peer) {
-    sender.submitStart(peer);
+    sender.intake.submitStart(peer);
     drain();
   }
 
@@ -251,7 +251,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
 
   /** Any thread: a send source the drain let go of queued an item after all (see {@link SendSource}). */
   void handBack(SendSource s) {
-    sender.handBack(s);
+    sender.intake.handBack(s);
   }
 
   void cancelCompletions() {
@@ -276,7 +276,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
 
   @Override
   public Mono<Void> send(Publisher<?> messages) {
-    return sender.send(messages);
+    return sender.intake.send(messages);
   }
 
   // ---- the drain ----------------------------------------------------------------------------
@@ -332,7 +332,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
       return;
     }
     SendSource s;
-    while ((s = sender.pollNew()) != null) {
+    while ((s = sender.intake.pollNew()) != null) {
       if (s.publisher == null) {
         startLocked(s.hello);
       } else if (closer.disconnected()) {

@@ -1,17 +1,12 @@
 package io.rdmareactive.rdma.transport;
 
-import io.rdmareactive.rdma.ResourceClosedException;
 import io.rdmareactive.rdma.verbs.QueuePair;
 import io.rdmareactive.rdma.verbs.ReceiveRequest;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
-import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.Operators;
 
 /**
  * A connection's inbound side: posts receives for its one subscriber's demand, turns what arrives
@@ -19,12 +14,14 @@ import reactor.core.publisher.Operators;
  * requests them. Plain state driven from the connection's drain; the subscriber's request and cancel
  * only record and call the drain.
  *
- * <p>Reassembly is counted in bytes: a fragmented message's declared length is reserved, out of
- * this connection's {@link RdmaOption#MAX_INBOUND_BYTES} and its server's
- * {@link RdmaOption#MAX_SERVER_INBOUND_BYTES}, before it is allocated, and stays reserved until the
- * subscriber takes the message (or it is dropped). A first fragment that finds either spent
- * waits in its receive buffer, with whatever arrives after it, and no receive is posted (no credit
- * granted) until bytes come free: the peer is stopped, and no peer makes the server hold more.
+ * <p>A batch ({@link Protocol#BATCH}) is checked whole ({@link BatchDecoder}) and becomes a view
+ * per message over its one buffer, which goes back to the receive queue when the last is
+ * released. Demand is counted in messages, the buffers held in buffers.
+ *
+ * <p>Reassembly is counted in bytes ({@link FragmentReceiver}): a first fragment that finds the
+ * budget spent waits in its receive buffer, with whatever arrives after it, and no receive is
+ * posted (no credit granted) until bytes come free: the peer is stopped, and no peer makes the
+ * server hold more.
  */
 final class InboundReceiver {
   private final ConnectionOperations connection;
@@ -37,34 +34,22 @@ final class InboundReceiver {
   private final RegisteredBuffers buffers;
   private final CreditWindow window;
   private final ConnectionCounters counters;
-  private final Reassembler reassembler = new Reassembler();
+  private final FragmentReceiver fragments;
+  private final BatchDecoder batch = new BatchDecoder();
   private final ReceiveRequest receiveRequest = new ReceiveRequest();
   private final ReceiveDoorbell receives;
-  private final InboundBudget shared;
-  private final long budget;
-  /** The largest message this side announced; larger declared lengths break the protocol. */
-  private final long maxMessage;
 
   // Inputs from any thread.
-  private final AtomicLong requested = new AtomicLong();
-  private final AtomicBoolean subscribed = new AtomicBoolean();
-  private volatile @Nullable CoreSubscriber<? super RdmaMessage> subscriber;
-  private volatile boolean cancelled;
+  private final InboundDemand demand;
 
   // Drain state.
   /** Receives posted and not yet completed. */
   private int posted;
-  /** Receive buffers the subscriber holds (delivered, not yet released). */
+  /** Receive buffers holding messages: in {@code ready}, or delivered and not yet released. */
   private int held;
-  /** Receive buffers of messages in {@code ready}. */
-  private int readyHeld;
   /** Messages in {@code ready} reassembled on the heap: they hold no receive buffer, so they count as if they did. */
   private int readyHeap;
   private final ArrayDeque<RdmaMessage> ready = new ArrayDeque<>();
-  /** Reassembly bytes reserved: the message in progress at its declared length, and reassembled ones in {@code ready}. */
-  private long reserved;
-  /** Closed: the reservations went back to the server's total at once (see {@link #rescue}). */
-  private boolean budgetReturned;
   /** Completed receives waiting, in order, behind a first fragment that waits for budget: index, length, header. */
   private final int[] waitingReceives;
   private int waitingHead;
@@ -85,50 +70,15 @@ final class InboundReceiver {
     this.buffers = buffers;
     this.window = window;
     this.counters = counters;
-    this.shared = shared;
-    this.budget = config.get(RdmaOption.MAX_INBOUND_BYTES);
-    this.maxMessage = ConnectionOperations.inboundMessageLimit(config);
+    this.demand = new InboundDemand(connection);
+    this.fragments = new FragmentReceiver(connection, buffers, counters, shared, config.get(RdmaOption.MAX_INBOUND_BYTES),
+        ConnectionOperations.inboundMessageLimit(config));
     this.waitingReceives = new int[3 * receiveCount];
   }
 
   /** The inbound Flux: one subscriber, whose demand posts receives. */
   Flux<RdmaMessage> receive() {
-    return new Flux<>() {
-      @Override
-      public void subscribe(CoreSubscriber<? super RdmaMessage> actual) {
-        if (!subscribed.compareAndSet(false, true)) {
-          Operators.error(actual, new IllegalStateException("receive() of " + connection
-              + " allows one subscriber, and it has one"));
-          return;
-        }
-        if (connection.disposeRequested()) {
-          Operators.error(actual, new ResourceClosedException(connection.toString()));
-          return;
-        }
-        actual.onSubscribe(new Subscription() {
-          @Override
-          public void request(long n) {
-            if (Operators.validate(n)) {
-              for (;;) { // not getAndUpdate: its lambda would capture n, an allocation per request
-                long r = requested.get();
-                if (r == Long.MAX_VALUE || requested.compareAndSet(r, Operators.addCap(r, n))) {
-                  break;
-                }
-              }
-              connection.drain();
-            }
-          }
-
-          @Override
-          public void cancel() {
-            cancelled = true;
-            connection.drain();
-          }
-        });
-        subscriber = actual;
-        connection.drain();
-      }
-    };
+    return demand.receive();
   }
 
   int posted() {
@@ -195,50 +145,27 @@ final class InboundReceiver {
   }
 
   /**
-   * A message, or a fragment of one, in receive buffer {@code index}; false, taking nothing, when
-   * it begins a fragmented message that the budget cannot hold yet.
+   * A message, a batch, or a fragment of a message, in receive buffer {@code index}; false,
+   * taking nothing, when it begins a fragmented message that the budget cannot hold yet.
    */
   private boolean take(int index, int length, int imm) {
-    if (!reassembler.isFragment(imm)) {
+    if ((imm & Protocol.BATCH) != 0) {
+      if (fragments.isFragment(imm)) { // MORE, or in the middle of a fragmented message
+        return fragments.broken(index, "it sent a batch flag on a fragment");
+      }
+      takeBatch(index, length);
+      return true;
+    }
+    if (!fragments.isFragment(imm)) {
       counters.bytesReceived(length);
       deliverChecked(index, length);
       return true;
     }
-    MemorySegment memory = buffers.receiveMemory(index);
-    long offset = buffers.offset(index);
-    int data = length;
-    if (reassembler.inProgress() < 0) {
-      if (connection.failure() != null) { // failing: no new message starts (after a violation its bytes mean nothing)
-        buffers.freeReceive(index);
-        return true;
-      }
-      long total = Reassembler.declaredLength(memory, offset, length);
-      if (total < 0 || total > maxMessage) {
-        return broken(index, total < 0 ? "it sent a first fragment without a valid message length"
-            : "it declared a message of " + total + " bytes, above the maximum of " + maxMessage + " it was told");
-      }
-      if (reserved + total > budget) {
-        return false; // until the subscriber takes what waits for it
-      }
-      if (!shared.tryReserve(total, connection)) {
-        return false; // until other connections' messages go
-      }
-      reserved += total;
-      reassembler.begin((int) total);
-      offset += Protocol.TOTAL_LENGTH;
-      data -= Protocol.TOTAL_LENGTH;
+    if (!fragments.take(index, length, imm)) {
+      return false;
     }
-    if (!reassembler.append(memory, offset, data)) {
-      return broken(index, "it sent more than the " + reassembler.declared() + " bytes its message declared");
-    }
-    buffers.freeReceive(index);
-    counters.bytesReceived(data); // message bytes, as the sender counts them
-    if ((imm & Protocol.MORE) == 0) {
-      int missing = reassembler.missing();
-      byte[] whole = reassembler.complete();
-      if (whole == null) {
-        return broken(-1, "its message ended " + missing + " bytes short of the length it declared");
-      }
+    byte[] whole = fragments.takeCompleted();
+    if (whole != null) {
       ready.add(new HeapMessage(whole)); // its reservation goes when the subscriber takes it
       readyHeap++;
       counters.messageReceived();
@@ -246,27 +173,27 @@ final class InboundReceiver {
     return true;
   }
 
-  /** The peer broke the protocol with a fragment (in buffer {@code index}, or -1 if given back): dropped, with its message. */
-  private boolean broken(int index, String violation) {
-    if (index >= 0) {
+  /**
+   * A batch in receive buffer {@code index}: checked whole before anything is delivered, then a
+   * view per message, each holding a count on the buffer.
+   */
+  private void takeBatch(int index, int length) {
+    MemorySegment memory = buffers.receiveMemory(index);
+    long offset = buffers.offset(index);
+    String violation = BatchDecoder.check(memory, offset, length, config.maxMessageSize());
+    if (violation != null) {
       buffers.freeReceive(index);
-    }
-    dropInProgress();
-    connection.protocolError(violation);
-    return true;
-  }
-
-  private void dropInProgress() {
-    unreserve(reassembler.declared());
-    reassembler.clear();
-  }
-
-  private void unreserve(long n) {
-    if (budgetReturned) {
+      connection.protocolError(violation);
       return;
     }
-    reserved -= n;
-    shared.free(n);
+    held++;
+    batch.start(memory, offset);
+    while (batch.next()) {
+      int n = batch.messageLength();
+      ready.add(new ReceivedView(connection, buffers, index, (int) (batch.messageStart() - offset), n));
+      counters.bytesReceived(n);
+      counters.messageReceived();
+    }
   }
 
   /**
@@ -280,8 +207,8 @@ final class InboundReceiver {
    */
   private static @Nullable String framingViolation(int imm, int length) {
     if ((imm & Protocol.CREDIT) != 0) {
-      if (length > 0 || (imm & Protocol.MORE) != 0) {
-        return "it sent a credit update with a payload or a fragment flag";
+      if (length > 0 || (imm & (Protocol.MORE | Protocol.BATCH)) != 0) {
+        return "it sent a credit update with a payload, a fragment or a batch flag";
       }
       if ((imm & Protocol.GRANT_MASK) < 2) {
         return "it sent a credit update granting " + (imm & Protocol.GRANT_MASK) + " credits (an update grants at least 2)";
@@ -304,8 +231,8 @@ final class InboundReceiver {
   }
 
   private void deliver(int index, int length) {
-    ready.add(new ReceivedView(connection, buffers, index, length));
-    readyHeld++;
+    ready.add(new ReceivedView(connection, buffers, index, 0, length));
+    held++;
     counters.messageReceived();
   }
 
@@ -314,19 +241,20 @@ final class InboundReceiver {
    * out, terminates it.
    */
   void emit(boolean closed) {
-    CoreSubscriber<? super RdmaMessage> a = subscriber;
-    if (cancelled) {
-      subscriber = null; // rule 3.13: drop a cancelled subscriber (subscribe's drain comes after it set it)
+    CoreSubscriber<? super RdmaMessage> a = demand.subscriber;
+    if (demand.cancelled) {
+      demand.subscriber = null; // rule 3.13: drop a cancelled subscriber (subscribe's drain comes after it set it)
       if (!closed) {
         takeWaiting(); // and dropped below: a cancelled subscriber's peer still gets its credits
       }
       RdmaMessage m;
       while ((m = ready.poll()) != null) {
         if (m instanceof ReceivedView rv) {
-          readyHeld--;
-          buffers.dropUndelivered(rv.index);
+          if (buffers.dropUndelivered(rv.index)) {
+            held--;
+          }
         } else {
-          unreserve(m.length());
+          fragments.unreserve(m.length());
         }
       }
       readyHeap = 0;
@@ -338,26 +266,23 @@ final class InboundReceiver {
     if (a == null || terminated) {
       return;
     }
-    long r = requested.get();
+    long r = demand.requested.get();
     long e = 0;
-    while (e != r && !ready.isEmpty() && !cancelled) {
+    while (e != r && !ready.isEmpty() && !demand.cancelled) {
       RdmaMessage m = ready.poll();
-      if (m instanceof ReceivedView) {
-        readyHeld--;
-        held++;
-      } else {
+      if (!(m instanceof ReceivedView)) {
         readyHeap--;
-        unreserve(m.length());
+        fragments.unreserve(m.length());
       }
       a.onNext(m);
       e++;
     }
     if (e != 0 && r != Long.MAX_VALUE) {
-      requested.addAndGet(-e);
+      demand.requested.addAndGet(-e);
     }
-    if (closed && ready.isEmpty() && !cancelled) {
+    if (closed && ready.isEmpty() && !demand.cancelled) {
       terminated = true;
-      subscriber = null; // and a terminated one
+      demand.subscriber = null; // and a terminated one
       Throwable t = error;
       if (t != null) {
         a.onError(t);
@@ -376,16 +301,16 @@ final class InboundReceiver {
     if (raw) {
       target = receiveCount;
     } else {
-      long demand = cancelled ? Long.MAX_VALUE : subscriber == null ? 0 : requested.get();
-      long uncovered = Math.max(0, demand - ready.size());
-      int room = Math.max(0, bufferCount - held - readyHeld);
+      long wanted = demand.cancelled ? Long.MAX_VALUE : demand.subscriber == null ? 0 : demand.requested.get();
+      long uncovered = Math.max(0, wanted - ready.size());
+      int room = Math.max(0, bufferCount - held);
       // The reserve is reposted whatever the demand, and each repost is granted: a peer that
       // spends its last credit too gets it back at once. Messages waiting in place stop that when
       // they hold every buffer; reassembled ones hold none, so they count as if they did, or a
       // peer sending fragments to a subscriber without demand would fill the heap, a message per
       // grant. So at most receiveCount messages ever wait, however they came.
       target = Math.min(Protocol.RESERVE + (int) Math.min(uncovered, room),
-          receiveCount - held - readyHeld - readyHeap);
+          receiveCount - held - readyHeap);
     }
     while (posted < target && buffers.freeReceives() > 0) {
       int taken = receives.post(target - posted); // one ibv_post_recv for the lot
@@ -416,7 +341,7 @@ final class InboundReceiver {
    * that would pass for a whole stream.
    */
   void rescue(boolean peerLeft) {
-    long partial = reassembler.inProgress();
+    long partial = fragments.inProgress();
     if (peerLeft && partial >= 0 && error == null) {
       error = ConnectionOperations.reset("the peer disconnected in the middle of a message (" + partial
           + " bytes of it had arrived); the message is lost", null);
@@ -428,20 +353,14 @@ final class InboundReceiver {
         // Undelivered: the connection's own count, so it may copy and drop it; delivered views
         // keep theirs, and the memory with them (RegisteredBuffers#freeWhenUnused).
         m = new HeapMessage(rv.toByteArray());
-        buffers.dropUndelivered(rv.index);
+        if (buffers.dropUndelivered(rv.index)) {
+          held--;
+        }
       }
       ready.add(m);
     }
-    readyHeld = 0;
     readyHeap = n;
-    dropInProgress();
-    // The heap messages still waiting go back to the server's total now, not when a subscriber
-    // takes them: one that never requests nor cancels would otherwise keep them from every other
-    // connection after it became garbage. They stay bounded by this connection's own budget.
-    shared.free(reserved);
-    reserved = 0;
-    budgetReturned = true;
-    shared.forget(connection);
+    fragments.returnBudget();
     for (; waitingCount > 0; waitingCount--) {
       buffers.freeReceive(waitingReceives[3 * waitingHead]);
       waitingHead = (waitingHead + 1) % receiveCount;

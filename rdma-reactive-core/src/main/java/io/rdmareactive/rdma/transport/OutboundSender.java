@@ -2,39 +2,35 @@ package io.rdmareactive.rdma.transport;
 
 import io.rdmareactive.rdma.MessageTooLargeException;
 import io.rdmareactive.rdma.verbs.SendRequest;
-import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.ByteBuffer;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
-import java.util.Queue;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import org.jspecify.annotations.Nullable;
-import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
-import reactor.core.CoreSubscriber;
-import reactor.core.publisher.Mono;
 
 /**
  * A connection's outbound side: takes the items of each {@link SendSource} in turn, requests them as
  * credits and send buffers allow, copies them into send buffers (in fragments where needed), posts
  * the SENDs and credit updates, and completes each source once its last send completed. Plain
- * state driven from the connection's drain; only {@link #submit} may be called from any thread.
+ * state driven from the connection's drain, the sources coming in through its {@link SendIntake}.
+ *
+ * <p>Small messages are coalesced ({@link BatchWriter}): those already queued when the drain runs
+ * go into as few SENDs as the buffers allow, and the batch is posted as soon as nothing more is
+ * queued, so a lone message waits for nothing. Fragmented and empty messages go as before, after
+ * the batch in front of them.
  */
 final class OutboundSender {
-  private static final ValueLayout.OfInt TOTAL = ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN);
   private final ConnectionOperations connection;
   private final SendDoorbell doorbell;
   private final TransportConfig config;
   private final boolean raw;
   private final int sendDepth;
-  private final int sendCount;
   private final RegisteredBuffers buffers;
   private final CreditWindow window;
   private final Fragmenter fragmenter;
   private final ConnectionCounters counters;
+  private final SendCopier copier;
+  private final BatchWriter batch;
   private final SendRequest sendRequest = new SendRequest();
-  private final Queue<SendSource> newSources = new ConcurrentLinkedQueue<>();
+  /** Where sources come in, from any thread; the drain takes them and {@link #enqueue}s them. */
+  final SendIntake intake;
   private final ArrayDeque<SendSource> sources = new ArrayDeque<>();
   private final ArrayDeque<SendSource> awaitingAck = new ArrayDeque<>();
   private int sendsOutstanding;
@@ -44,8 +40,6 @@ final class OutboundSender {
   private long firstFailedData = Long.MAX_VALUE;
   /** Whether the sender is waiting for credits now; a stall is counted once, when it starts. */
   private boolean creditStalled;
-  /** Per send buffer, its memory alone (see {@link #ownBuffer}); null until an OutboundMessage is sent. */
-  private MemorySegment @Nullable [] ownBuffers;
 
   OutboundSender(ConnectionOperations connection, SendDoorbell doorbell, TransportConfig config, RegisteredBuffers buffers,
       CreditWindow window, Fragmenter fragmenter, ConnectionCounters counters) {
@@ -54,52 +48,13 @@ final class OutboundSender {
     this.config = config;
     this.raw = config.raw();
     this.sendDepth = config.sendQueueDepth();
-    this.sendCount = config.bufferCount();
     this.buffers = buffers;
     this.window = window;
     this.fragmenter = fragmenter;
     this.counters = counters;
-  }
-
-  /** One {@code send(messages)}: a source per subscription, handed to the drain. */
-  Mono<Void> send(Publisher<?> messages) {
-    return new Mono<>() {
-      @Override
-      public void subscribe(CoreSubscriber<? super Void> actual) {
-        SendSource s = new SendSource(connection, messages, actual, null, sendCount);
-        actual.onSubscribe(s);
-        newSources.add(s);
-        connection.drain();
-      }
-    };
-  }
-
-  /** Any thread: the handshake is done; a marker, so that the start is ordered with the sends. */
-  void submitStart(Protocol.@Nullable Hello peer) {
-    newSources.add(new SendSource(connection, null, null, peer, sendCount));
-  }
-
-  /**
-   * The next source handed over by {@link #send} or {@link #submitStart}, or null. A source
-   * {@linkplain #handBack handed back} is cleared here instead: its queue is the drain's.
-   */
-  @Nullable SendSource pollNew() {
-    SendSource s;
-    while ((s = newSources.poll()) != null) {
-      if (!s.terminated.get()) {
-        return s;
-      }
-      s.clear();
-    }
-    return null;
-  }
-
-  /**
-   * Any thread: {@code s}, which the drain let go of, queued an item after all; the drain
-   * releases it (see {@link SendSource}). The caller then calls the drain.
-   */
-  void handBack(SendSource s) {
-    newSources.add(s);
+    this.intake = new SendIntake(connection, config.bufferCount());
+    this.copier = new SendCopier(connection, buffers, config.bufferCount());
+    this.batch = new BatchWriter(buffers, copier);
   }
 
   /** Queues a source behind those already sending. */
@@ -111,8 +66,16 @@ final class OutboundSender {
     return sendsOutstanding;
   }
 
-  /** Moves items from the sources into sends while credits and send buffers allow. */
+  /**
+   * Moves items from the sources into sends while credits and send buffers allow, and posts the
+   * batch it filled: never kept open for items still to come.
+   */
   void pump() {
+    pumpItems();
+    postBatch();
+  }
+
+  private void pumpItems() {
     for (;;) {
       if (fragmenter.message() == null) {
         SendSource src = sources.peek();
@@ -138,6 +101,7 @@ final class OutboundSender {
         if (item == null) {
           if (src.upstreamDone) {
             sources.poll();
+            postBatch(); // the source's last messages may wait in it
             src.lastSequence = dataPosted;
             awaitingAck.add(src);
             if (dataCompleted >= dataPosted) {
@@ -146,6 +110,9 @@ final class OutboundSender {
             }
             continue;
           }
+          // What is queued goes before the request: a request may run upstream work (an echo's
+          // inbound, say) that a lone message must not wait behind.
+          postBatch();
           requestMore(src);
           if (src.queue.isEmpty()) {
             return;
@@ -155,23 +122,25 @@ final class OutboundSender {
         src.polled++;
         Object sendable;
         try {
-          sendable = toSendable(item);
+          sendable = copier.toSendable(item, fragmenter.chunk());
         } catch (RuntimeException e) {
           sources.poll();
           src.fail(e);
           continue;
         }
-        long size = lengthOf(sendable);
+        long size = SendCopier.lengthOf(sendable);
         if (!fragmenter.fits(size)) {
-          releaseSendable(sendable);
+          SendCopier.release(sendable);
           sources.poll();
           src.fail(new MessageTooLargeException(size, fragmenter.maxMessage()));
           continue;
         }
         src.sendsPerItem = fragmenter.sendsFor(size);
+        src.itemsPerSend = raw || !BatchWriter.batchable(size, fragmenter.chunk()) ? 1
+            : Math.max(1, (fragmenter.chunk() - Protocol.BATCH_COUNT) / (size + Protocol.BATCH_LENGTH));
         fragmenter.start(sendable, size);
       }
-      if (!postChunks()) {
+      if (!raw && BatchWriter.batchable(fragmenter.length(), fragmenter.chunk()) ? !batchMessage() : !postChunks()) {
         SendSource head = sources.peek();
         if (head != null) {
           requestMore(head);
@@ -191,9 +160,10 @@ final class OutboundSender {
     // many as the last one's size says the credits cover (one until one was seen, at least one
     // when the sends allow any), so what waits here is about the credits' worth of bytes, not
     // the credits times MAX_MESSAGE_SIZE that a peer granting and then withholding could pile up.
+    // Messages that coalesce are asked for as many as fit in the SENDs (to the queue's bound).
     long sends = capacity - fragmenter.sendsLeft();
-    long items = sends <= 0 ? 0 : src.polled == 0 ? 1 : Math.max(1, sends / src.sendsPerItem);
-    long want = items - (src.requested - src.polled);
+    long items = sends <= 0 ? 0 : src.polled == 0 ? 1 : Math.max(1, sends / src.sendsPerItem) * src.itemsPerSend;
+    long want = Math.min(items, src.capacity) - (src.requested - src.polled);
     if (want > 0) {
       creditStalled = false;
       src.requested += want;
@@ -204,80 +174,102 @@ final class OutboundSender {
     }
   }
 
-  /** Posts fragments of the current message; false when out of credits or send buffers. */
+  /**
+   * Puts the current message, small enough to coalesce, in the open batch, opening one (and
+   * posting the full one) where needed; false when out of credits or send buffers.
+   */
+  private boolean batchMessage() {
+    Object m = fragmenter.message();
+    int length = (int) fragmenter.length();
+    if (batch.isOpen() && !batch.fits(length, fragmenter.chunk())) {
+      postBatch();
+    }
+    if (!batch.isOpen()) {
+      if (!canPost()) {
+        return false;
+      }
+      batch.open(buffers.takeSend());
+    }
+    batch.append(m, length);
+    fragmenter.advance(length);
+    SendCopier.release(m); // copied
+    return true;
+  }
+
+  /** Posts the open batch, if any: as a batch, or as a plain SEND when it holds one message. */
+  private void postBatch() {
+    if (!batch.isOpen()) {
+      return;
+    }
+    int index = batch.index();
+    int count = batch.count();
+    long bytes = batch.bytes();
+    long at = batch.sendOffset();
+    int length = batch.sendLength();
+    boolean batched = batch.close();
+    post(index, at, length, false, batched);
+    counters.bytesSent((int) bytes);
+    counters.messagesPosted(dataPosted, count);
+  }
+
+  /** Whether a data send may be posted now: a credit, a send buffer and room in the send queue. */
+  private boolean canPost() {
+    if (!raw && !window.canSendData()) {
+      if (!creditStalled) {
+        creditStalled = true;
+        counters.creditStall();
+      }
+      return false;
+    }
+    if (sendsOutstanding >= sendDepth || buffers.freeSends() == 0) {
+      return false;
+    }
+    creditStalled = false;
+    return true;
+  }
+
+  /** Posts fragments of the current message, after the batch before it; false when out of credits or send buffers. */
   private boolean postChunks() {
+    postBatch();
     Object m = fragmenter.message();
     for (;;) {
-      if (!raw && !window.canSendData()) {
-        if (!creditStalled) {
-          creditStalled = true;
-          counters.creditStall();
-        }
+      if (!canPost()) {
         return false;
       }
-      if (sendsOutstanding >= sendDepth || buffers.freeSends() == 0) {
-        return false;
-      }
-      creditStalled = false;
       int length = fragmenter.nextLength();
       boolean more = fragmenter.moreAfter(length);
-      long from = fragmenter.offset();
       int index = buffers.takeSend();
-      long offset = buffers.offset(index);
-      MemorySegment to = buffers.sendMemory(index);
       int declared = fragmenter.lengthDue() ? Protocol.TOTAL_LENGTH : 0;
-      offset += declared; // a first fragment's data follows its message's declared length
-      switch (m) {
-        case byte[] b -> MemorySegment.copy(b, (int) from, to, ValueLayout.JAVA_BYTE, offset, length);
-        case ReceivedView v -> MemorySegment.copy(buffers.receiveMemory(v.index), buffers.offset(v.index) + from,
-            to, offset, length);
-        case OutboundMessage o -> o.copyTo(from, ownBuffer(index, to), offset - buffers.offset(index), length);
-        default -> MemorySegment.copy((MemorySegment) m, from, to, offset, length);
-      }
+      // a first fragment's data follows its message's declared length
+      copier.copy(m, fragmenter.offset(), index, declared, length);
       if (declared != 0) { // after the copy: an OutboundMessage that writes all of its buffer cannot clobber it
-        to.set(TOTAL, offset - declared, (int) fragmenter.length());
+        buffers.sendMemory(index).set(BatchDecoder.INT, buffers.offset(index), (int) fragmenter.length());
       }
-      sendRequest.reset(CompletionDispatcher.DATA | index, raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM)
-          .gather(buffers.sendRegion(index), offset - declared, length + declared);
-      int inline = config.inlineThreshold();
-      sendRequest.flags(SendRequest.SIGNALED | (inline > 0 && length + declared <= inline ? SendRequest.INLINE : 0));
-      if (!raw) {
-        sendRequest.immediate(window.header(more, false));
-      }
-      doorbell.queue(sendRequest);
-      if (!raw) {
-        if (!window.sent()) {
-          counters.creditViolation();
-        }
-      }
-      sent();
-      dataPosted++;
+      post(index, 0, length + declared, more, false);
       counters.bytesSent(length); // message bytes: a first fragment's declared length is framing
       if (fragmenter.advance(length)) {
-        counters.messagePosted(dataPosted);
-        releaseSendable(m); // copied: a received view's buffer can go back, an OutboundMessage's memory too
+        counters.messagesPosted(dataPosted, 1);
+        SendCopier.release(m); // copied: a received view's buffer can go back, an OutboundMessage's memory too
         return true;
       }
     }
   }
 
-  /**
-   * Send buffer {@code index} alone, as an {@link OutboundMessage} gets it to copy into: user code
-   * that writes outside its range then meets the segment's bounds, not the buffers of other sends
-   * in flight beside it in the chunk. One slice per buffer, made on its first use, so a copy
-   * allocates nothing; the slice is the whole buffer, since a first fragment's data starts after
-   * its declared length and any other's at the buffer's start.
-   */
-  private MemorySegment ownBuffer(int index, MemorySegment chunk) {
-    MemorySegment[] own = ownBuffers;
-    if (own == null) {
-      own = ownBuffers = new MemorySegment[sendCount];
+  /** Posts a data SEND of {@code length} bytes at {@code at} in send buffer {@code index}. */
+  private void post(int index, long at, int length, boolean more, boolean batched) {
+    sendRequest.reset(CompletionDispatcher.DATA | index, raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM)
+        .gather(buffers.sendRegion(index), buffers.offset(index) + at, length);
+    int inline = config.inlineThreshold();
+    sendRequest.flags(SendRequest.SIGNALED | (inline > 0 && length <= inline ? SendRequest.INLINE : 0));
+    if (!raw) {
+      sendRequest.immediate(window.header(more, false) | (batched ? Protocol.BATCH : 0));
     }
-    MemorySegment b = own[index];
-    if (b == null) {
-      b = own[index] = chunk.asSlice(buffers.offset(index), buffers.bufferSize);
+    doorbell.queue(sendRequest);
+    if (!raw && !window.sent()) {
+      counters.creditViolation();
     }
-    return b;
+    sent();
+    dataPosted++;
   }
 
   private void sent() {
@@ -303,66 +295,6 @@ final class OutboundSender {
     sendRequest.reset(CompletionDispatcher.KEEPALIVE, SendRequest.Opcode.RDMA_WRITE).remote(0, 0).flags(SendRequest.SIGNALED);
     doorbell.queue(sendRequest);
     sent();
-  }
-
-  /**
-   * What the item's bytes are copied from, wrapping nothing where that is possible (a wrapper per
-   * message would be an allocation per message): a byte[] and a message this connection received
-   * into one of its buffers are copied from directly (echo), the latter released once copied.
-   */
-  private Object toSendable(Object item) {
-    if (item instanceof byte[] || item instanceof MemorySegment || item instanceof OutboundMessage) {
-      return item;
-    }
-    if (item instanceof ReceivedView rv && rv.belongsTo(connection) && rv.length() <= fragmenter.chunk()) {
-      // A count of the sender's own until the copy is done: a release by the user meanwhile
-      // (after a credit stall, say) cannot hand the buffer to the peer's next message underneath.
-      if (!rv.retain()) {
-        throw new IllegalStateException("message already released");
-      }
-      return rv;
-    }
-    if (item instanceof HeapMessage h) {
-      return h.bytes();
-    }
-    return toSegment(item);
-  }
-
-  /** A sendable that holds memory until the transport is done with it gives it back. */
-  private static void releaseSendable(Object sendable) {
-    if (sendable instanceof ReceivedView v) {
-      v.release();
-      v.unref(); // the sender's count, taken in toSendable
-    } else if (sendable instanceof OutboundMessage o) {
-      o.release();
-    }
-  }
-
-  private static long lengthOf(Object sendable) {
-    return switch (sendable) {
-      case byte[] b -> b.length;
-      case ReceivedView v -> v.length();
-      case OutboundMessage o -> o.length();
-      default -> ((MemorySegment) sendable).byteSize();
-    };
-  }
-
-  private MemorySegment toSegment(Object item) {
-    return switch (item) {
-      case byte[] b -> MemorySegment.ofArray(b);
-      case ByteBuffer b -> MemorySegment.ofBuffer(b);
-      case MemorySegment s -> s;
-      case CharSequence s -> MemorySegment.ofArray(s.toString().getBytes(StandardCharsets.UTF_8));
-      case RdmaMessage m -> {
-        try {
-          yield MemorySegment.ofArray(m.toByteArray());
-        } finally {
-          m.release();
-        }
-      }
-      default -> throw new IllegalArgumentException("cannot send a " + item.getClass().getName()
-          + ": send byte[], ByteBuffer, MemorySegment, CharSequence, RdmaMessage or OutboundMessage");
-    };
   }
 
   /**
@@ -404,7 +336,11 @@ final class OutboundSender {
   void abandon(Throwable e) {
     Object abandoned = fragmenter.abandon();
     if (abandoned != null) {
-      releaseSendable(abandoned);
+      SendCopier.release(abandoned);
+    }
+    int open = batch.abandon(); // its messages' sources fail below or were completed by no send
+    if (open >= 0) {
+      buffers.freeSend(open);
     }
     SendSource s;
     while ((s = sources.poll()) != null) {

@@ -5,16 +5,21 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The framed protocol's wire format. Every SEND carries its header in the 32-bit immediate data,
- * the payload being the message bytes alone:
+ * the payload being the message's bytes, or a batch of messages:
  *
  * <pre>
  *   bits  0..15  credits granted: receive buffers posted since the last grant
  *   bit  16      MORE: a fragment; the message goes on in the next SEND
  *   bit  17      CREDIT: a credit update only, no payload, not a message
- *   bits 24..31  0 (reserved)
+ *   bit  18      BATCH: several whole messages in one SEND (see {@link BatchDecoder})
+ *   bits 19..31  0 (reserved)
  * </pre>
  *
- * A fragmented message's first SEND begins with {@link #TOTAL_LENGTH} bytes, the message's whole
+ * <p>A batch's payload is a {@link #BATCH_COUNT}-byte message count, then each message as a
+ * {@link #BATCH_LENGTH}-byte length and its bytes (big-endian, every length at least 1). A lone
+ * message goes without it, as a plain SEND.
+ *
+ * <p>A fragmented message's first SEND begins with {@link #TOTAL_LENGTH} bytes, the message's whole
  * length (big-endian, the fragments' own bytes not counted), so that the receiver checks it
  * against its limits and allocates it once, before the rest arrives.
  *
@@ -26,13 +31,23 @@ final class Protocol {
   static final int GRANT_MASK = 0xFFFF;
   static final int MORE = 1 << 16;
   static final int CREDIT = 1 << 17;
-  static final int RESERVED_MASK = 0xFF00_0000 | 0x00FC_0000;
+  static final int BATCH = 1 << 18;
+  static final int RESERVED_MASK = 0xFF00_0000 | 0x00F8_0000;
 
   static final int MAGIC = 0x52524D41; // "RRMA"
-  /** 2: a fragmented message declares its length in its first fragment. */
-  static final byte VERSION = 2;
+  /**
+   * 3: a SEND may carry a batch of messages (2: a fragmented message declares its length in its
+   * first fragment). A peer of another version is refused, naming both: one library version on
+   * both ends is the supported deployment, and serving two formats would double the untrusted
+   * input this side parses.
+   */
+  static final byte VERSION = 3;
   /** Bytes of the length at the start of a fragmented message's first SEND. */
   static final int TOTAL_LENGTH = 4;
+  /** Bytes of a batch's message count, at its start. */
+  static final int BATCH_COUNT = 4;
+  /** Bytes of the length before each message of a batch. */
+  static final int BATCH_LENGTH = 4;
   static final int HELLO_LENGTH = 20;
 
   /**
@@ -51,6 +66,19 @@ final class Protocol {
 
   static int immediate(int grants, boolean more, boolean credit) {
     return (grants & GRANT_MASK) | (more ? MORE : 0) | (credit ? CREDIT : 0);
+  }
+
+  /**
+   * The wire protocol version that {@code data} (a hello or a reject) says its sender speaks, or
+   * -1 when it is not one of ours at all.
+   */
+  static int versionOf(byte[] data) {
+    return data.length > 4 && ByteBuffer.wrap(data).getInt() == MAGIC ? data[4] & 0xFF : -1;
+  }
+
+  /** Why a peer speaking version {@code peer} is refused, naming both versions. */
+  static String versionMismatch(int peer) {
+    return "peer speaks wire protocol v" + peer + ", this side v" + VERSION;
   }
 
   /** What one side tells the other when connecting. */
@@ -90,7 +118,9 @@ final class Protocol {
     BAD_HELLO("the connect request had no valid rdma-reactive hello (a raw peer needs RdmaOption.RAW)"),
     SHUTTING_DOWN("the server is shutting down"),
     TOO_MANY_RETRIES("it asked for more transport or RNR retries than the server allows, which the CM would"
-        + " apply to the server's side too (RdmaOption.RETRY_COUNT, RdmaOption.RNR_RETRY)");
+        + " apply to the server's side too (RdmaOption.RETRY_COUNT, RdmaOption.RNR_RETRY)"),
+    /** Last: the codes before it mean what they meant in earlier versions. */
+    WRONG_VERSION("the connect request's hello is of another wire protocol version");
 
     static final int LENGTH = 8;
     private static final byte KIND = 'R';
@@ -106,13 +136,16 @@ final class Protocol {
           .array();
     }
 
-    /** The reject reason in {@code data}, or null when it is not one of ours (zero padding allowed). */
+    /**
+     * The reject reason in {@code data}, or null when it is not one of ours (zero padding
+     * allowed); of any version, which {@link Protocol#versionOf} then tells.
+     */
     static @Nullable Reject decode(byte[] data) {
       if (data.length < LENGTH) {
         return null;
       }
       ByteBuffer b = ByteBuffer.wrap(data);
-      if (b.getInt() != MAGIC || b.get() != VERSION || b.get() != KIND) {
+      if (b.getInt() != MAGIC || b.get() == 0 || b.get() != KIND) {
         return null;
       }
       int code = b.get() & 0xFF;

@@ -82,6 +82,11 @@ public final class RdmaClient extends RdmaTransport<RdmaClient> {
           Protocol.Hello peer = null;
           if (!c.raw()) {
             peer = Protocol.Hello.decode(endpoint.remotePrivateData());
+            int version = Protocol.versionOf(endpoint.remotePrivateData());
+            if (peer == null && version > 0 && version != Protocol.VERSION) {
+              throw new ConnectionException(ConnectionException.Reason.REFUSED, "the peer at " + address
+                  + " accepted, but " + Protocol.versionMismatch(version), null);
+            }
             if (peer == null) {
               throw new ConnectionException(ConnectionException.Reason.REFUSED, "the peer at " + address
                   + " accepted without an rdma-reactive hello (a raw peer needs RdmaOption.RAW)", null);
@@ -99,7 +104,17 @@ public final class RdmaClient extends RdmaTransport<RdmaClient> {
   /** A REFUSED with the server's reason, when its reject carried one. */
   private static Throwable refusal(Throwable e, Endpoint endpoint, InetSocketAddress address) {
     if (e instanceof ConnectionException ce && ce.reason() == ConnectionException.Reason.REFUSED) {
-      Protocol.Reject why = Protocol.Reject.decode(endpoint.remotePrivateData());
+      byte[] data = endpoint.remotePrivateData();
+      Protocol.Reject why = Protocol.Reject.decode(data);
+      int version = Protocol.versionOf(data);
+      if (why != null && version != Protocol.VERSION) { // its codes may mean something else there
+        return new ConnectionException(ConnectionException.Reason.REFUSED, "the server at " + address
+            + " refused the connection: " + Protocol.versionMismatch(version), e);
+      }
+      if (why == Protocol.Reject.WRONG_VERSION) { // a peer of this version refuses only another one
+        return new ConnectionException(ConnectionException.Reason.REFUSED, "the server at " + address
+            + " refused the connection: " + why.why + " (this side speaks v" + Protocol.VERSION + ")", e);
+      }
       if (why != null) {
         return new ConnectionException(ConnectionException.Reason.REFUSED, "the server at " + address
             + " refused the connection: " + why.why, e);

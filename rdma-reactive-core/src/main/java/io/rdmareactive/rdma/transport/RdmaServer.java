@@ -166,7 +166,12 @@ public final class RdmaServer extends RdmaTransport<RdmaServer> {
      */
     private boolean admit(ConnectRequest request) {
       if (!config.raw() && Protocol.Hello.decode(request.privateData()) == null) {
-        refuse(request, Protocol.Reject.BAD_HELLO);
+        int version = Protocol.versionOf(request.privateData());
+        if (version > 0 && version != Protocol.VERSION) {
+          refuse(request, Protocol.Reject.WRONG_VERSION, Protocol.versionMismatch(version));
+        } else {
+          refuse(request, Protocol.Reject.BAD_HELLO);
+        }
         return false;
       }
       // Framed peers only: a raw server serves plain librdmacm programs, whose default connect
@@ -273,8 +278,13 @@ public final class RdmaServer extends RdmaTransport<RdmaServer> {
 
     /** Rejects a connect request, telling the client why; logs the first refusal of each kind. */
     private void refuse(ConnectRequest request, Protocol.Reject why) {
+      refuse(request, why, why.why);
+    }
+
+    /** As {@link #refuse(ConnectRequest, Protocol.Reject)}, logging {@code text} as the reason. */
+    private void refuse(ConnectRequest request, Protocol.Reject why, String text) {
       refused.incrementAndGet();
-      String msg = "rdma-reactive: refusing a connect request to " + address() + ": " + why.why;
+      String msg = "rdma-reactive: refusing a connect request to " + address() + ": " + text;
       if (refusalsLogged.add(why)) {
         log.warn(msg + " (further refusals of this kind are logged at debug level)");
       } else {

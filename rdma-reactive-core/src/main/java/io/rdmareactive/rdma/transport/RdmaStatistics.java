@@ -23,6 +23,9 @@ package io.rdmareactive.rdma.transport;
  * @param flushGiveUps 1 when this connection's close stopped waiting for the flush completions of
  *     the work it still had posted (after 10 s, polling once more): 0 unless the device or its loop
  *     fell far behind
+ * @param dataSends data SENDs whose sending completed: {@code messagesSent / dataSends} is the
+ *     messages per SEND, above one where queued messages were coalesced into batches and below
+ *     one where messages were fragmented
  * @param doorbells posts of send work requests: each one {@code ibv_post_send} of all that one pass
  *     of the connection's work made (data, credit updates, keepalive probes), so fewer than the
  *     sends when they come in bursts
@@ -34,4 +37,5 @@ package io.rdmareactive.rdma.transport;
 public record RdmaStatistics(long messagesSent, long messagesReceived, long bytesSent, long bytesReceived,
     long creditUpdatesSent, long creditUpdatesReceived, long credits, int maxSendsInFlight,
     long receiverNotReady, long creditViolations, long creditStalls, long completionErrors,
-    long registeredBytes, long flushGiveUps, long doorbells, long signaledSends, long completionsPolled) {}
+    long registeredBytes, long flushGiveUps, long dataSends, long doorbells, long signaledSends,
+    long completionsPolled) {}

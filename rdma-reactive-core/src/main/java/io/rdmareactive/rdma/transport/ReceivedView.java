@@ -41,6 +41,8 @@ final class ReceivedView implements RdmaMessage {
   private final ConnectionOperations owner;
   private final RegisteredBuffers buffers;
   final int index;
+  /** Where the message starts in its buffer: 0, or its place in a batch. */
+  final int start;
   private final int length;
   @SuppressWarnings("unused") // through RELEASED: a field, not an AtomicBoolean, one object less per message
   private volatile int released;
@@ -48,11 +50,15 @@ final class ReceivedView implements RdmaMessage {
   @SuppressWarnings("unused")
   private volatile Object scope;
 
-  /** A view over receive buffer {@code index}, holding its first count ({@link RegisteredBuffers#viewCreated}). */
-  ReceivedView(ConnectionOperations owner, RegisteredBuffers buffers, int index, int length) {
+  /**
+   * A view over {@code length} bytes at {@code start} in receive buffer {@code index}, holding a
+   * count on it ({@link RegisteredBuffers#viewCreated}).
+   */
+  ReceivedView(ConnectionOperations owner, RegisteredBuffers buffers, int index, int start, int length) {
     this.owner = owner;
     this.buffers = buffers;
     this.index = index;
+    this.start = start;
     this.length = length;
     buffers.viewCreated(index);
   }
@@ -90,7 +96,7 @@ final class ReceivedView implements RdmaMessage {
     if (isReleased()) {
       throw new IllegalStateException("message already released");
     }
-    return buffers.receiveMemory(index).asSlice(buffers.offset(index), length).asReadOnly();
+    return buffers.receiveMemory(index).asSlice(buffers.offset(index) + start, length).asReadOnly();
   }
 
   /** A copy, made under a count of its own: a release racing it cannot recycle the buffer underneath. */
@@ -118,7 +124,7 @@ final class ReceivedView implements RdmaMessage {
       throw new IllegalStateException("message already released");
     }
     try {
-      MemorySegment.copy(buffers.receiveMemory(index), ValueLayout.JAVA_BYTE, buffers.offset(index) + from, to,
+      MemorySegment.copy(buffers.receiveMemory(index), ValueLayout.JAVA_BYTE, buffers.offset(index) + start + from, to,
           ValueLayout.JAVA_BYTE, at, n);
     } finally {
       unref();

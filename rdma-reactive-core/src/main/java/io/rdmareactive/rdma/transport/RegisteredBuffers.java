@@ -134,10 +134,15 @@ final class RegisteredBuffers {
     return (long) (index % receives.perChunk) * bufferSize;
   }
 
-  /** Drain: a message landed in receive buffer {@code index}; its view holds the first count. */
+  /**
+   * Drain: a message landed in receive buffer {@code index}; its view holds a count. A batch's
+   * views are all made before any is handed out, so no release can see the count reach zero
+   * between them.
+   */
   void viewCreated(int index) {
-    refs.set(index, 1);
-    live.incrementAndGet();
+    if (refs.getAndIncrement(index) == 0) {
+      live.incrementAndGet();
+    }
   }
 
   /** Any thread: one more count on receive buffer {@code index}; false when none was left (released). */
@@ -173,12 +178,19 @@ final class RegisteredBuffers {
     return true;
   }
 
-  /** Drain: drops the connection's own count on a view it never delivered, and takes the buffer back. */
-  void dropUndelivered(int index) {
-    if (refs.getAndSet(index, 0) > 0 && live.decrementAndGet() == 0 && closing) {
+  /**
+   * Drain: drops the count of a view it never delivered; true when that was the buffer's last
+   * count and the buffer is taken back (other views of its batch may still hold it).
+   */
+  boolean dropUndelivered(int index) {
+    if (refs.decrementAndGet(index) > 0) {
+      return false;
+    }
+    if (live.decrementAndGet() == 0 && closing) {
       freeOnce();
     }
     receives.give(index);
+    return true;
   }
 
   /** Any thread: the application is done with receive buffer {@code index}; the drain takes it back. */

@@ -29,8 +29,13 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
   final @Nullable Publisher<?> publisher;
   final @Nullable CoreSubscriber<? super Void> actual;
   final Protocol.@Nullable Hello hello;
-  /** Bounded: at most min(credits - 1, free send buffers) <= sendCount items are ever requested. */
+  /**
+   * Bounded: items are requested for the SENDs that credits and free send buffers allow, as many
+   * per SEND as coalesce into one, and never more than {@link #capacity} outstanding.
+   */
   final Queue<Object> queue;
+  /** Most items requested and not yet polled: room for a few full batches per drain. */
+  final int capacity;
   volatile @Nullable Subscription upstream;
   volatile boolean upstreamDone;
   volatile @Nullable Throwable upstreamError;
@@ -42,6 +47,8 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
   long lastSequence;
   /** SENDs the last item polled took: how many items the credits cover (drain state). */
   long sendsPerItem = 1;
+  /** Items of the last one's size that coalesce into one SEND (drain state). */
+  long itemsPerSend = 1;
 
   SendSource(ConnectionOperations connection, @Nullable Publisher<?> publisher, @Nullable CoreSubscriber<? super Void> actual,
       Protocol.@Nullable Hello hello, int sendCount) {
@@ -49,7 +56,8 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
     this.publisher = publisher;
     this.actual = actual;
     this.hello = hello;
-    this.queue = Queues.get(Math.max(8, sendCount)).get();
+    this.capacity = 4 * Math.max(8, sendCount);
+    this.queue = Queues.get(capacity).get();
   }
 
   @Override

@@ -80,6 +80,53 @@ public abstract class AdmissionConformance extends TransportSuite {
     assertThat(built() - before).as("endpoints built for a good client").isEqualTo(1);
   }
 
+  /**
+   * A peer of another wire protocol version (a v2 hello, an earlier release's) is refused before
+   * anything is built for it, with a reject of its own kind that carries this side's version, so
+   * that both ends can name both.
+   */
+  @Test
+  void aRequestOfAnotherProtocolVersionIsRefusedNamingTheVersions() {
+    DisposableRdmaServer server = bind(server().handle((in, out) -> out.send(in.receive())));
+    InetSocketAddress address = new InetSocketAddress(host(), server.port());
+    byte[] hello = new Protocol.Hello(RoguePeer.BUFFER, 8, 1 << 20).encode();
+    for (int version : new int[] {1, 2, Protocol.VERSION + 1}) {
+      hello[4] = (byte) version;
+      Endpoint ep = connections().connect(address, new EndpointOptions(4, 4, 0, hello), WAIT).block(WAIT);
+      try {
+        StepVerifier.create(ep.establish())
+            .expectErrorSatisfies(e -> assertReason(e, ConnectionException.Reason.REFUSED))
+            .verify(WAIT);
+        assertThat(Protocol.Reject.decode(ep.remotePrivateData())).isEqualTo(Protocol.Reject.WRONG_VERSION);
+        assertThat(Protocol.versionOf(ep.remotePrivateData())).isEqualTo(Protocol.VERSION);
+      } finally {
+        ep.close();
+      }
+    }
+    assertThat(Protocol.versionMismatch(2)).isEqualTo("peer speaks wire protocol v2, this side v" + Protocol.VERSION);
+    connect(client(server));
+  }
+
+  /**
+   * A server of an earlier version refuses this side's hello as it refuses any it cannot read,
+   * with a reject in its own version (played here by a listener whose requests all time out with
+   * a v2 reject): the client's REFUSED names both versions rather than that server's reason.
+   */
+  @Test
+  void aServerOfAnotherProtocolVersionIsNamedInTheClientsRefusal() {
+    byte[] v2Reject = Protocol.Reject.BAD_HELLO.encode();
+    v2Reject[4] = 2;
+    try (Listener listener = connections().listen(new InetSocketAddress(host(), 0),
+        new EndpointOptions(4, 4, 0, new byte[0]), new ListenLimits(1, Duration.ofMillis(200), v2Reject))) {
+      StepVerifier.create(client(listener.boundAddress().getPort()).connect())
+          .expectErrorSatisfies(e -> {
+            assertReason(e, ConnectionException.Reason.REFUSED);
+            assertThat(e).hasMessageContaining("peer speaks wire protocol v2, this side v" + Protocol.VERSION);
+          })
+          .verify(WAIT);
+    }
+  }
+
   @Test
   void requestsBeyondMaxConnectionsAreRefusedBeforeAnythingIsBuiltForThem() {
     DisposableRdmaServer server = bind(server().option(RdmaOption.MAX_CONNECTIONS, 1)

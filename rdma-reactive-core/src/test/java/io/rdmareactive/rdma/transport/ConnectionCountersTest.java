@@ -9,8 +9,8 @@ class ConnectionCountersTest {
   @Test
   void aMessageCountsAsSentWhenItsLastSendCompletes() {
     ConnectionCounters c = new ConnectionCounters(4);
-    c.messagePosted(3); // sends 1..3: one message in three fragments
-    c.messagePosted(4);
+    c.messagesPosted(3, 1); // sends 1..3: one message in three fragments
+    c.messagesPosted(4, 1);
     c.dataCompleted(2);
     assertThat(c.snapshot(0, 0).messagesSent()).isZero();
     c.dataCompleted(3);
@@ -22,10 +22,23 @@ class ConnectionCountersTest {
   }
 
   @Test
+  void aBatchCountsEachOfItsMessagesAndOneSend() {
+    ConnectionCounters c = new ConnectionCounters(4);
+    c.messagesPosted(1, 5); // one SEND carrying five messages
+    c.messagesPosted(2, 1);
+    c.dataCompleted(1);
+    assertThat(c.snapshot(0, 0).messagesSent()).isEqualTo(5);
+    assertThat(c.snapshot(0, 0).dataSends()).isEqualTo(1);
+    c.dataCompleted(2);
+    assertThat(c.snapshot(0, 0).messagesSent()).isEqualTo(6);
+    assertThat(c.snapshot(0, 0).dataSends()).isEqualTo(2);
+  }
+
+  @Test
   void theRingOfMessageEndsWrapsAround() {
     ConnectionCounters c = new ConnectionCounters(2);
     for (long seq = 1; seq <= 7; seq++) {
-      c.messagePosted(seq);
+      c.messagesPosted(seq, 1);
       c.dataCompleted(seq);
     }
     assertThat(c.snapshot(0, 0).messagesSent()).isEqualTo(7);
@@ -54,6 +67,6 @@ class ConnectionCountersTest {
     c.completionPolled();
     c.completionPolled();
     c.completionPolled();
-    assertThat(c.snapshot(9, 4096)).isEqualTo(new RdmaStatistics(0, 1, 7, 15, 1, 2, 9, 3, 1, 1, 1, 2, 4096, 0, 1, 2, 3));
+    assertThat(c.snapshot(9, 4096)).isEqualTo(new RdmaStatistics(0, 1, 7, 15, 1, 2, 9, 3, 1, 1, 1, 2, 4096, 0, 0, 1, 2, 3));
   }
 }

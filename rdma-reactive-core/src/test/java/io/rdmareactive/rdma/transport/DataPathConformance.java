@@ -155,11 +155,16 @@ public abstract class DataPathConformance extends TransportSuite {
   void aSlowConsumerHoldsTheSenderBack() {
     int n = 300;
     int bufferCount = 8;
+    // Small buffers: the 8-byte messages coalesce, five to a SEND, so that flow control, which
+    // counts buffers, still bounds them far below n.
+    int bufferSize = 64;
+    int perBuffer = (bufferSize - Protocol.BATCH_COUNT) / (Protocol.BATCH_LENGTH + 8);
     AtomicInteger produced = new AtomicInteger();
     AtomicInteger consumed = new AtomicInteger();
     AtomicInteger maxAhead = new AtomicInteger();
     AtomicReference<RdmaConnection> serverSide = new AtomicReference<>();
     DisposableRdmaServer server = bind(server().option(RdmaOption.BUFFER_COUNT, bufferCount)
+        .option(RdmaOption.BUFFER_SIZE, bufferSize)
         .doOnConnection(serverSide::set)
         .handle((in, out) -> in.receiveBytes()
             .delayElements(Duration.ofMillis(1))
@@ -168,20 +173,22 @@ public abstract class DataPathConformance extends TransportSuite {
               maxAhead.accumulateAndGet(produced.get() - consumed.get(), Math::max);
             })
             .then()));
-    RdmaConnection c = connect(client(server).option(RdmaOption.BUFFER_COUNT, bufferCount));
+    RdmaConnection c = connect(client(server).option(RdmaOption.BUFFER_COUNT, bufferCount)
+        .option(RdmaOption.BUFFER_SIZE, bufferSize));
     StepVerifier.create(c.outbound().send(Flux.range(0, n).doOnNext(i -> produced.incrementAndGet())
             .map(i -> number(i))))
         .expectComplete()
         .verify(WAIT);
-    // What may be ahead of the consumer: delayElements' prefetch (32), the receiver's posted buffers
-    // and the sender's queue (bufferCount + 2 each), a message in hand. Without flow control all 300 would be.
+    // What may be ahead of the consumer: delayElements' prefetch (32), the receiver's buffers
+    // (bufferCount + 2, perBuffer messages each), the sender's queue (SendSource#capacity), a
+    // message in hand. Without flow control all 300 would be.
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (consumed.get() < n && System.nanoTime() < deadline) {
       LockSupport.parkNanos(1_000_000);
     }
     assertThat(consumed.get()).isEqualTo(n);
     assertThat(maxAhead.get()).as("messages produced but not yet consumed, at most").isLessThanOrEqualTo(
-        32 + 2 * (bufferCount + Protocol.RESERVE) + 2);
+        32 + (bufferCount + Protocol.RESERVE) * perBuffer + 4 * Math.max(8, bufferCount) + 2);
     RdmaStatistics sender = c.statistics();
     RdmaStatistics receiver = serverSide.get().statistics();
     assertThat(sender.receiverNotReady()).isZero();
@@ -189,6 +196,7 @@ public abstract class DataPathConformance extends TransportSuite {
     assertThat(sender.creditViolations()).isZero();
     assertThat(sender.creditStalls()).as("a slow consumer makes the sender wait for credits").isPositive();
     assertThat(sender.completionErrors() + receiver.completionErrors()).isZero();
+    assertThat(sender.messagesSent()).as("messages coalesced: more messages than SENDs").isGreaterThan(sender.dataSends());
     assertThat(sender.maxSendsInFlight()).isLessThanOrEqualTo(bufferCount + Protocol.RESERVE);
     assertThat(receiver.creditUpdatesSent()).as("the idle direction grants through credit updates").isPositive();
     // Updates never answer updates forever: far fewer of them than messages.

@@ -91,6 +91,22 @@ final class RoguePeer implements AutoCloseable {
     memory.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), 0, (int) total);
   }
 
+  /** Writes {@code bytes} where the next SEND starts (a batch, say); returns their length. */
+  int write(byte[] bytes) {
+    MemorySegment.copy(bytes, 0, memory, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, bytes.length);
+    return bytes.length;
+  }
+
+  /**
+   * Posts a SEND of {@code bytes}, with {@code immediate} as its header, from the second half of
+   * this peer's memory: a SEND posted before from the first half keeps its bytes while in flight.
+   */
+  void sendFromSecondHalf(int immediate, byte[] bytes) {
+    MemorySegment.copy(bytes, 0, memory, java.lang.foreign.ValueLayout.JAVA_BYTE, BUFFER, bytes.length);
+    endpoint.queuePair().postSend(send.send(SEND_IDS + ++wrId, region, BUFFER, bytes.length)
+        .opcode(SendRequest.Opcode.SEND_WITH_IMM).immediate(immediate));
+  }
+
   /** Posts a SEND of {@code length} bytes with {@code immediate} as its header. */
   void send(int immediate, int length) {
     endpoint.queuePair().postSend(send.send(SEND_IDS + ++wrId, region, 0, length)

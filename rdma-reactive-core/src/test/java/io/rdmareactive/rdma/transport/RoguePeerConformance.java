@@ -76,6 +76,97 @@ public abstract class RoguePeerConformance extends TransportSuite {
         "RDMA WRITE with immediate");
   }
 
+  /** A batch's bytes: {@code count}, then each {@code (length, bytes)} pair as given (big-endian ints). */
+  static byte[] batch(int count, Object... lengthsAndBytes) {
+    ByteBuffer b = ByteBuffer.allocate(RoguePeer.BUFFER).putInt(count);
+    for (Object o : lengthsAndBytes) {
+      if (o instanceof Integer n) {
+        b.putInt(n);
+      } else {
+        b.put(((String) o).getBytes(StandardCharsets.UTF_8));
+      }
+    }
+    return java.util.Arrays.copyOf(b.array(), b.position());
+  }
+
+  void rogueSendsABatch(byte[] batch, String violation) {
+    rogueBreaksTheProtocol(rogue -> rogue.send(Protocol.immediate(0, false, false) | Protocol.BATCH, rogue.write(batch)),
+        violation);
+  }
+
+  @Test
+  void aPeerSendingABatchWhoseLengthOverrunsItLosesItsConnectionOnly() {
+    rogueSendsABatch(batch(2, 3, "abc", 100, "defg"), "length prefix of 100 bytes in a batch that overruns it (4 bytes left)");
+  }
+
+  @Test
+  void aPeerSendingABatchWhoseCountDoesNotMatchItsBytesLosesItsConnectionOnly() {
+    rogueSendsABatch(batch(3, 3, "abc", 4, "defg"), "declaring 3 messages whose bytes end after 2");
+  }
+
+  @Test
+  void aPeerSendingABatchWithBytesAfterItsCountLosesItsConnectionOnly() {
+    rogueSendsABatch(batch(1, 3, "abc", 4, "defg"), "declaring 1 messages with 8 bytes after them");
+  }
+
+  @Test
+  void aPeerSendingABatchWithAnEmptyMessageLosesItsConnectionOnly() {
+    rogueSendsABatch(batch(2, 3, "abc", 0), "a message of length 0 in a batch");
+  }
+
+  @Test
+  void aPeerSendingABatchWithANegativeLengthLosesItsConnectionOnly() {
+    rogueSendsABatch(batch(2, 3, "abc", -4, "defg"), "a message of length -4 in a batch");
+  }
+
+  @Test
+  void aPeerSendingABatchWithANegativeCountLosesItsConnectionOnly() {
+    rogueSendsABatch(batch(-1, 3, "abc"), "a batch declaring -1 messages");
+  }
+
+  @Test
+  void aPeerSendingABatchFlagOnAFragmentLosesItsConnectionOnly() {
+    rogueBreaksTheProtocol(rogue -> {
+      rogue.declare(2L * RoguePeer.BUFFER);
+      rogue.send(Protocol.immediate(0, true, false) | Protocol.BATCH, RoguePeer.BUFFER);
+    }, "a batch flag on a fragment");
+  }
+
+  @Test
+  void aPeerSendingABatchInTheMiddleOfAFragmentedMessageLosesItsConnectionOnly() {
+    rogueBreaksTheProtocol(rogue -> {
+      rogue.declare(2L * RoguePeer.BUFFER);
+      rogue.send(Protocol.immediate(0, true, false), RoguePeer.BUFFER);
+      rogue.sendFromSecondHalf(Protocol.immediate(0, false, false) | Protocol.BATCH, batch(1, 3, "abc"));
+    }, "a batch flag on a fragment");
+  }
+
+  @Test
+  void aPeerSendingABatchFlagOnACreditUpdateLosesItsConnectionOnly() {
+    rogueBreaksTheProtocol(rogue -> rogue.send(Protocol.immediate(2, false, true) | Protocol.BATCH, 0),
+        "credit update with a payload, a fragment or a batch flag");
+  }
+
+  @Test
+  void aPeerSendingABatchedMessageAboveTheMaximumLosesItsConnectionOnly() {
+    String big = "x".repeat(2000);
+    rogueBreaksTheProtocol(1000, rogue -> rogue.send(Protocol.immediate(0, false, false) | Protocol.BATCH,
+        rogue.write(batch(2, 3, "abc", 2000, big))), "a message of 2000 bytes in a batch, above the maximum of 1000 bytes");
+  }
+
+  /** The same decoder reads a well-formed batch from a peer that is not this library: a message each, in order. */
+  @Test
+  void aWellFormedBatchFromAnotherPeerIsDeliveredAsItsMessages() {
+    Sinks.Many<String> got = Sinks.many().replay().all();
+    DisposableRdmaServer server = bind(server().handle((in, out) -> in.receiveString().doOnNext(got::tryEmitNext)
+        .onErrorResume(e -> Mono.empty()).then()));
+    try (RoguePeer rogue = RoguePeer.connect(fixture().connections(), new InetSocketAddress(fixture().host(), server.port()), 8, WAIT)) {
+      rogue.sendOnACredit(Protocol.immediate(0, false, false) | Protocol.BATCH,
+          rogue.write(batch(3, 3, "abc", 1, "d", 5, "efghi")), WAIT);
+      StepVerifier.create(got.asFlux().take(3)).expectNext("abc", "d", "efghi").expectComplete().verify(WAIT);
+    }
+  }
+
   /**
    * Grants on a SEND that may arrive before the victim read the hello saying this peer has 8
    * buffers (seen on rxe0: the victim counted 65,537 credits when the hello came) are checked when

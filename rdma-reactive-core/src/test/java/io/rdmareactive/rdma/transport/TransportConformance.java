@@ -83,6 +83,14 @@ public abstract class TransportConformance {
   }
 
   @Nested
+  class Batches extends BatchConformance {
+    @Override
+    protected TransportFixture fixture() {
+      return TransportConformance.this.fixture();
+    }
+  }
+
+  @Nested
   class RoguePeers extends RoguePeerConformance {
     @Override
     protected TransportFixture fixture() {

@@ -78,7 +78,7 @@ public class RdmaMetrics implements MeterBinder, RdmaConnectionObserver {
     private long opened;
     private long messagesSent, messagesReceived, bytesSent, bytesReceived, creditUpdatesSent,
         creditUpdatesReceived, receiverNotReady, creditViolations, creditStalls, completionErrors, flushGiveUps,
-        doorbells, signaledSends, completionsPolled;
+        dataSends, doorbells, signaledSends, completionsPolled;
 
     Endpoint(String name) {
       this.name = name;
@@ -107,6 +107,7 @@ public class RdmaMetrics implements MeterBinder, RdmaConnectionObserver {
       creditStalls += s.creditStalls();
       completionErrors += s.completionErrors();
       flushGiveUps += s.flushGiveUps();
+      dataSends += s.dataSends();
       doorbells += s.doorbells();
       signaledSends += s.signaledSends();
       completionsPolled += s.completionsPolled();
@@ -139,6 +140,8 @@ public class RdmaMetrics implements MeterBinder, RdmaConnectionObserver {
       counter(r, "rdma.messages", "out", "Messages sent", e -> e.total(e.messagesSent, RdmaStatistics::messagesSent));
       counter(r, "rdma.messages", "in", "Messages received",
           e -> e.total(e.messagesReceived, RdmaStatistics::messagesReceived));
+      counter(r, "rdma.sends", "out", "Data SENDs sent: rdma.messages out per rdma.sends out is the messages per SEND",
+          e -> e.total(e.dataSends, RdmaStatistics::dataSends));
       counter(r, "rdma.bytes", "out", "Payload bytes sent", e -> e.total(e.bytesSent, RdmaStatistics::bytesSent));
       counter(r, "rdma.bytes", "in", "Payload bytes received",
           e -> e.total(e.bytesReceived, RdmaStatistics::bytesReceived));

@@ -262,6 +262,8 @@ class RdmaAutoConfigurationTest {
               .functionCounter().count()).isEqualTo(1.0);
           assertThat(registry.get("rdma.bytes").tag("endpoint", "server").tag("direction", "out")
               .functionCounter().count()).isEqualTo(5.0);
+          assertThat(registry.get("rdma.sends").tag("endpoint", "server").tag("direction", "out")
+              .functionCounter().count()).as("the echo, a lone message, in one SEND").isEqualTo(1.0);
           assertThat(registry.get("rdma.connections").tag("endpoint", "server").functionCounter().count())
               .isEqualTo(1.0);
           assertThat(registry.get("rdma.completion.errors").tag("endpoint", "server").functionCounter().count())

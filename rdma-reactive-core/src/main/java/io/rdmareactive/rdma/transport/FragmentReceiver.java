@@ -1,0 +1,140 @@
+package io.rdmareactive.rdma.transport;
+
+import java.lang.foreign.MemorySegment;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A connection's inbound fragments: joins them into messages on the heap, counting each in bytes.
+ * A fragmented message's declared length is reserved, out of this connection's
+ * {@link RdmaOption#MAX_INBOUND_BYTES} and its server's {@link RdmaOption#MAX_SERVER_INBOUND_BYTES},
+ * before it is allocated, and stays reserved until the subscriber takes the message (or it is
+ * dropped). A first fragment that finds either spent is not taken, so that it waits in its
+ * receive buffer (see {@link InboundReceiver}). Plain state driven from the connection's drain.
+ */
+final class FragmentReceiver {
+  private final ConnectionOperations connection;
+  private final RegisteredBuffers buffers;
+  private final ConnectionCounters counters;
+  private final Reassembler reassembler = new Reassembler();
+  private final InboundBudget shared;
+  private final long budget;
+  /** The largest message this side announced; larger declared lengths break the protocol. */
+  private final long maxMessage;
+  /** Bytes reserved: the message in progress at its declared length, and reassembled ones not yet taken. */
+  private long reserved;
+  /** Closed: the reservations went back to the server's total at once (see {@link #returnBudget}). */
+  private boolean budgetReturned;
+  /** The message the last fragment completed, until {@link #takeCompleted}. */
+  private byte @Nullable [] completed;
+
+  FragmentReceiver(ConnectionOperations connection, RegisteredBuffers buffers, ConnectionCounters counters,
+      InboundBudget shared, long budget, long maxMessage) {
+    this.connection = connection;
+    this.buffers = buffers;
+    this.counters = counters;
+    this.shared = shared;
+    this.budget = budget;
+    this.maxMessage = maxMessage;
+  }
+
+  /** Whether a SEND with header {@code imm} is part of a fragmented message. */
+  boolean isFragment(int imm) {
+    return reassembler.isFragment(imm);
+  }
+
+  /** Bytes of the message in reassembly so far, or -1 when none is. */
+  long inProgress() {
+    return reassembler.inProgress();
+  }
+
+  /**
+   * A fragment in receive buffer {@code index}: appended, the buffer given back; false, taking
+   * nothing, when it begins a message that the budget cannot hold yet. A violation fails the
+   * connection and counts as taken.
+   */
+  boolean take(int index, int length, int imm) {
+    MemorySegment memory = buffers.receiveMemory(index);
+    long offset = buffers.offset(index);
+    int data = length;
+    if (reassembler.inProgress() < 0) {
+      if (connection.failure() != null) { // failing: no new message starts (after a violation its bytes mean nothing)
+        buffers.freeReceive(index);
+        return true;
+      }
+      long total = Reassembler.declaredLength(memory, offset, length);
+      if (total < 0 || total > maxMessage) {
+        return broken(index, total < 0 ? "it sent a first fragment without a valid message length"
+            : "it declared a message of " + total + " bytes, above the maximum of " + maxMessage + " it was told");
+      }
+      if (reserved + total > budget) {
+        return false; // until the subscriber takes what waits for it
+      }
+      if (!shared.tryReserve(total, connection)) {
+        return false; // until other connections' messages go
+      }
+      reserved += total;
+      reassembler.begin((int) total);
+      offset += Protocol.TOTAL_LENGTH;
+      data -= Protocol.TOTAL_LENGTH;
+    }
+    if (!reassembler.append(memory, offset, data)) {
+      return broken(index, "it sent more than the " + reassembler.declared() + " bytes its message declared");
+    }
+    buffers.freeReceive(index);
+    counters.bytesReceived(data); // message bytes, as the sender counts them
+    if ((imm & Protocol.MORE) == 0) {
+      int missing = reassembler.missing();
+      byte[] whole = reassembler.complete();
+      if (whole == null) {
+        return broken(-1, "its message ended " + missing + " bytes short of the length it declared");
+      }
+      completed = whole; // its reservation goes when the subscriber takes it
+    }
+    return true;
+  }
+
+  /** The message the last {@link #take} completed, once, or null. */
+  byte @Nullable [] takeCompleted() {
+    byte[] c = completed;
+    completed = null;
+    return c;
+  }
+
+  /** The peer broke the protocol with a fragment (in buffer {@code index}, or -1 if given back): dropped, with its message. */
+  boolean broken(int index, String violation) {
+    if (index >= 0) {
+      buffers.freeReceive(index);
+    }
+    dropInProgress();
+    connection.protocolError(violation);
+    return true;
+  }
+
+  /** Drops the message in reassembly, and its reservation. */
+  void dropInProgress() {
+    unreserve(reassembler.declared());
+    reassembler.clear();
+  }
+
+  /** A reassembled message of {@code n} bytes was taken or dropped: its reservation goes. */
+  void unreserve(long n) {
+    if (budgetReturned) {
+      return;
+    }
+    reserved -= n;
+    shared.free(n);
+  }
+
+  /**
+   * Closing: the reservations go back to the server's total now, not when a subscriber takes the
+   * messages: one that never requests nor cancels would otherwise keep them from every other
+   * connection after it became garbage. They stay bounded by this connection's own budget.
+   */
+  void returnBudget() {
+    dropInProgress();
+    shared.free(reserved);
+    reserved = 0;
+    budgetReturned = true;
+    shared.forget(connection);
+  }
+}

@@ -16,7 +16,6 @@ import java.nio.ReadOnlyBufferException;
 import java.nio.channels.FileChannel;
 import java.nio.channels.GatheringByteChannel;
 import java.nio.channels.ScatteringByteChannel;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -37,9 +36,6 @@ import org.jspecify.annotations.Nullable;
  * Netty channel; reads by RSocket itself stay in place.
  */
 final class SegmentByteBuf extends AbstractReferenceCountedByteBuf {
-  /** Received frames not yet released, in this JVM (what the tests check for leaks). */
-  static final AtomicLong LIVE = new AtomicLong();
-
   private static final ValueLayout.OfShort SHORT_BE = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
   private static final ValueLayout.OfShort SHORT_LE = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
   private static final ValueLayout.OfInt INT_BE = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
@@ -60,12 +56,10 @@ final class SegmentByteBuf extends AbstractReferenceCountedByteBuf {
     this.segment = unscoped != null ? unscoped : message.segment();
     this.length = message.length();
     setIndex(0, length);
-    LIVE.incrementAndGet();
   }
 
   @Override
   protected void deallocate() {
-    LIVE.decrementAndGet();
     message.release();
   }
 

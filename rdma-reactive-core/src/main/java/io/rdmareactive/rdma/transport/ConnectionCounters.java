@@ -1,5 +1,7 @@
 package io.rdmareactive.rdma.transport;
 
+import java.util.concurrent.atomic.AtomicLong;
+
 /**
  * A connection's counters behind {@link RdmaStatistics}: written by the connection's drain alone
  * (so plain increments of volatile fields suffice), read by anyone through {@link #snapshot}.
@@ -18,6 +20,8 @@ final class ConnectionCounters {
   private volatile long completionErrors;
   private volatile long flushGiveUps;
   private volatile long dataSends;
+  /** Views over receive buffers not yet released: made by the drain, released from any thread. */
+  private final AtomicLong messagesHeld = new AtomicLong();
   private volatile long doorbells;
   private volatile long signaledSends;
   private volatile long completionsPolled;
@@ -40,11 +44,22 @@ final class ConnectionCounters {
   RdmaStatistics snapshot(long credits, long registeredBytes) {
     return new RdmaStatistics(messagesSent, messagesReceived, bytesSent, bytesReceived, creditUpdatesSent,
         creditUpdatesReceived, credits, maxSendsInFlight, receiverNotReady, creditViolations, creditStalls,
-        completionErrors, registeredBytes, flushGiveUps, dataSends, doorbells, signaledSends, completionsPolled);
+        completionErrors, registeredBytes, flushGiveUps, dataSends, doorbells, signaledSends, completionsPolled,
+        messagesHeld.get());
   }
 
   void bytesReceived(int n) {
     bytesReceived += n;
+  }
+
+  /** A message view over a receive buffer was made (drain). */
+  void messageHeld() {
+    messagesHeld.incrementAndGet();
+  }
+
+  /** A message view was released, or dropped undelivered (any thread). */
+  void messageLetGo() {
+    messagesHeld.decrementAndGet();
   }
 
   void messageReceived() {

@@ -190,6 +190,11 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     return address;
   }
 
+  /** This connection's counters (the engine's parts and its message views count into them). */
+  ConnectionCounters counters() {
+    return counters;
+  }
+
   @Override
   public RdmaStatistics statistics() {
     // The drain writes the counters as plain fields and ends each pass with a write to wip:

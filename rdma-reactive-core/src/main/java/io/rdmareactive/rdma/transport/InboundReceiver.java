@@ -250,6 +250,7 @@ final class InboundReceiver {
       RdmaMessage m;
       while ((m = ready.poll()) != null) {
         if (m instanceof ReceivedView rv) {
+          connection.counters().messageLetGo();
           if (buffers.dropUndelivered(rv.index)) {
             held--;
           }
@@ -353,6 +354,7 @@ final class InboundReceiver {
         // Undelivered: the connection's own count, so it may copy and drop it; delivered views
         // keep theirs, and the memory with them (RegisteredBuffers#freeWhenUnused).
         m = new HeapMessage(rv.toByteArray());
+        connection.counters().messageLetGo();
         if (buffers.dropUndelivered(rv.index)) {
           held--;
         }

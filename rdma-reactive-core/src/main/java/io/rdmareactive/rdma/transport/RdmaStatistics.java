@@ -33,9 +33,12 @@ package io.rdmareactive.rdma.transport;
  *     one in 16 within a long one
  * @param completionsPolled work completions polled for this connection, sends and receives:
  *     divided by the messages, what a message costs in completions
+ * @param messagesHeld received messages still in this connection's receive buffers, delivered or
+ *     waiting for demand, and not yet released: a count that stays up once the application is done
+ *     with its messages is a leak (each held message keeps its buffer from the peer)
  */
 public record RdmaStatistics(long messagesSent, long messagesReceived, long bytesSent, long bytesReceived,
     long creditUpdatesSent, long creditUpdatesReceived, long credits, int maxSendsInFlight,
     long receiverNotReady, long creditViolations, long creditStalls, long completionErrors,
     long registeredBytes, long flushGiveUps, long dataSends, long doorbells, long signaledSends,
-    long completionsPolled) {}
+    long completionsPolled, long messagesHeld) {}

@@ -61,6 +61,7 @@ final class ReceivedView implements RdmaMessage {
     this.start = start;
     this.length = length;
     buffers.viewCreated(index);
+    owner.counters().messageHeld();
   }
 
   @Override
@@ -154,6 +155,7 @@ final class ReceivedView implements RdmaMessage {
   @Override
   public void release() {
     if (RELEASED.compareAndSet(this, 0, 1)) {
+      owner.counters().messageLetGo();
       Object s = SCOPE.getAndSet(this, GONE);
       if (s instanceof Arena a) {
         try {

@@ -48,7 +48,9 @@ public final class Compare {
       double mb = median(e.getValue());
       double ma = median(a);
       double ratio = ma / mb;
-      double noise = Math.max(spread(e.getValue(), mb), spread(a, ma));
+      double sb = spread(e.getValue(), mb);
+      double sa = spread(a, ma);
+      double noise = Math.max(sb, sa);
       String verdict;
       if (Math.abs(ratio - 1) <= noise) {
         verdict = "within noise";
@@ -61,8 +63,7 @@ public final class Compare {
         worse++;
       }
       md.append(String.format(Locale.ROOT, "| %s, %s | %.4g %s | %.4g %s | %.3f | %.1f%% | %.1f%% | %s |%n",
-          f.metric(), f.system(), mb, f.unit(), ma, f.unit(), ratio, 100 * spread(e.getValue(), mb),
-          100 * spread(a, ma), verdict));
+          f.metric(), f.system(), mb, f.unit(), ma, f.unit(), ratio, 100 * sb, 100 * sa, verdict));
     }
     md.append(String.format(Locale.ROOT, "%n%d within noise, %d better, %d worse.%n", same, better, worse));
     Files.writeString(out.resolve("compare.md"), md);

@@ -35,6 +35,7 @@ final class SendCopier {
       case OutboundMessage o -> o.copyTo(from, ownBuffer(index, to), offset, length);
       default -> MemorySegment.copy((MemorySegment) m, from, to, at, length);
     }
+    connection.counters().bytesCopied(length);
   }
 
   /**
@@ -63,6 +64,10 @@ final class SendCopier {
    * latter released once copied.
    */
   Object toSendable(Object item, int chunk) {
+    if (item instanceof RegisteredMessage r) {
+      r.take(connection.protectionDomain()); // sent from its region, never copied: it holds the region until released
+      return r;
+    }
     if (item instanceof byte[] || item instanceof MemorySegment || item instanceof OutboundMessage) {
       return item;
     }

@@ -269,19 +269,14 @@ final class InboundReceiver {
     }
     long r = demand.requested.get();
     long e = 0;
-    boolean bytesFreed = false;
     while (e != r && !ready.isEmpty() && !demand.cancelled) {
       RdmaMessage m = ready.poll();
       if (!(m instanceof ReceivedView)) {
         readyHeap--;
         fragments.unreserve(m.length());
-        bytesFreed = true;
       }
       a.onNext(m);
       e++;
-    }
-    if (bytesFreed && waitingCount > 0 && !closed) {
-      connection.drain(); // one more pass takes the fragment that waited for the bytes just freed
     }
     if (e != 0 && r != Long.MAX_VALUE) {
       demand.requested.addAndGet(-e);

@@ -56,7 +56,7 @@ final class OutboundSender {
     this.fragmenter = fragmenter;
     this.counters = counters;
     this.intake = new SendIntake(connection, config.bufferCount());
-    this.copier = new SendCopier(connection, buffers, config.bufferCount());
+    this.copier = new SendCopier(connection, buffers, counters, config.bufferCount());
     this.batch = new BatchWriter(buffers, copier);
     this.registered = new RegisteredSends(buffers);
   }

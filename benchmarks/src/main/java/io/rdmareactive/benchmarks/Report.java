@@ -23,14 +23,16 @@ import org.knowm.xchart.style.Styler;
 final class Report {
   static final String REFERENCE = "perftest";
   static final String WRITE_BW = "perftest ib_write_bw";
+  static final String READ_BW = "perftest ib_read_bw";
   /** A figure this close to its target's threshold may land on either side of it from run to run. */
   static final double BORDERLINE = 0.10;
   /** Two runs have the same shape when every ratio moved by less than this fraction. */
   static final double SAME_SHAPE = 0.25;
   private static final List<String> METRICS = List.of("latency p50 8 B", "latency p99 8 B", "latency p50 4 KiB",
-      "latency p99 4 KiB", "throughput 4 KiB", "throughput 64 KiB", EndToEnd.DEFAULTS_METRIC, "message rate 64 B",
+      "latency p99 4 KiB", "throughput 4 KiB", "throughput 64 KiB", EndToEnd.DEFAULTS_METRIC, EndToEnd.ZERO_COPY_METRIC,
+      "message rate 64 B",
       EndToEnd.SENDER_COMPLETIONS, EndToEnd.RECEIVER_COMPLETIONS);
-  private static final List<String> SYSTEMS = List.of(REFERENCE, WRITE_BW, "rdma-reactive (event)",
+  private static final List<String> SYSTEMS = List.of(REFERENCE, WRITE_BW, READ_BW, "rdma-reactive (event)",
       "rdma-reactive (busy-poll)", "reactor-netty-tcp", "rsocket over rdma-reactive (event)", "rsocket over tcp");
 
   private final List<Figure> figures = new ArrayList<>();

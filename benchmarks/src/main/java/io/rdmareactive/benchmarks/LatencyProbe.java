@@ -25,6 +25,7 @@ import java.util.TreeMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import org.jspecify.annotations.Nullable;
 
 /**
  * What one 8 B ping-pong round trip of {@link RdmaBench#pingPong} costs, counted rather than
@@ -37,7 +38,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * hand-off), the threads the client's subscriber ran on, and the p50 round trip (timing: noise on
  * a loaded host), plus the JVM's thread ids and names, for the strace log's thread ids.
  *
- * <pre>LatencyProbe --address A --provider native|in-memory --mode busy-poll|event --iterations N --out FILE</pre>
+ * <pre>LatencyProbe --address A --provider native|in-memory --mode busy-poll|event --iterations N --out FILE [--profile]</pre>
  */
 final class LatencyProbe {
   private LatencyProbe() {}
@@ -48,6 +49,7 @@ final class LatencyProbe {
     boolean busyPoll = true;
     int iterations = 2_000;
     int size = 8;
+    boolean profile = false;
     Path out = Path.of("latency-probe.txt");
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
@@ -61,10 +63,12 @@ final class LatencyProbe {
         case "--iterations" -> iterations = Integer.parseInt(args[++i]);
         case "--size" -> size = Integer.parseInt(args[++i]);
         case "--out" -> out = Path.of(args[++i]);
+        case "--profile" -> profile = true;
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
-    List<String> lines = new LatencyProbe.Run(address, provider, busyPoll, size).measure(iterations);
+    List<String> lines = new LatencyProbe.Run(address, provider, busyPoll, size)
+        .measure(iterations, profile ? out.resolveSibling(out.getFileName() + ".jfr") : null);
     Files.write(out, lines);
     lines.forEach(System.out::println);
     System.exit(0); // the loops' daemon threads need no wait
@@ -90,23 +94,26 @@ final class LatencyProbe {
       return busyPoll ? RdmaLoopResources.threadPerConnection(IdleStrategy.spin()) : RdmaLoopResources.shared();
     }
 
-    List<String> measure(int iterations) throws Exception {
+    /** Measures {@code iterations} round trips; with {@code jfr} set, JFR samples them too (see {@link ProbeProfile}). */
+    List<String> measure(int iterations, @Nullable Path jfr) throws Exception {
       AtomicReference<RdmaConnection> accepted = new AtomicReference<>();
       DisposableRdmaServer server = RdmaServer.create().host(address).port(0).option(RdmaOption.PROVIDER, provider)
           .runOn(loops()).option(RdmaOption.BUFFER_SIZE, 1024).option(RdmaOption.BUFFER_COUNT, 16)
           .doOnConnection(accepted::set)
           .handle((in, out) -> out.send(in.receive())) // RdmaBench.pingPong's echo
-          .bindNow();
+          .bindNow(Duration.ofSeconds(300)); // under strace the JVM is slow to start
       RdmaConnection conn = RdmaClient.create().host(address).port(server.port()).option(RdmaOption.PROVIDER, provider)
           .runOn(loops()).option(RdmaOption.BUFFER_SIZE, 1024).option(RdmaOption.BUFFER_COUNT, 16)
-          .connectNow(Duration.ofSeconds(60));
+          .connectNow(Duration.ofSeconds(300));
       Pinger<byte[]> pinger = new Pinger<>(new byte[size]);
       long[] state = new long[3]; // [0] rounds left, [1] start ns, [2] index
       long[] samples = new long[iterations];
       CountDownLatch[] done = new CountDownLatch[1];
       boolean[] recording = new boolean[1];
+      Thread[] clientThread = new Thread[1];
       conn.inbound().receive().subscribe(m -> {
         long now = System.nanoTime();
+        clientThread[0] = Thread.currentThread();
         m.release();
         if (recording[0]) {
           samples[(int) state[2]++] = now - state[1];
@@ -140,10 +147,17 @@ final class LatencyProbe {
       Map<String, long[]> threads0 = threadFigures();
       state[2] = 0;
       recording[0] = true;
+      ProbeProfile profile = jfr == null ? null : new ProbeProfile(Duration.ofMillis(1));
+      PathBreakdown path = new PathBreakdown();
+      path.start(clientThread[0]);
       new File("/LATENCY-PROBE-BEGIN").exists(); // the strace window's start
+      long windowStart = System.nanoTime();
       rounds(pinger, state, done, iterations);
+      long windowNanos = System.nanoTime() - windowStart;
       new File("/LATENCY-PROBE-END").exists();
       recording[0] = false;
+      List<String> steps = path.stop(iterations);
+      List<String> profiled = profile == null ? List.of() : profile.stop(jfr);
       RdmaStatistics client1 = conn.statistics();
       RdmaStatistics server1 = accepted.get().statistics();
       Map<String, long[]> threads1 = threadFigures();
@@ -151,6 +165,11 @@ final class LatencyProbe {
       lines.add("# LatencyProbe " + provider + " " + (busyPoll ? "busy-poll" : "event") + ", " + size + " B, "
           + iterations + " round trips; figures per round trip");
       lines.add(String.format(Locale.ROOT, "p50_one_way_us %.2f", new Percentiles(samples, iterations).micros(50) / 2));
+      // JFR takes a sample a millisecond per thread at most: fewer means time it could not attribute
+      // (a critical downcall such as ibv_poll_cq runs native code in the Java thread state).
+      lines.add(String.format(Locale.ROOT, "window_s %.3f wall_us_per_round_trip %.2f", windowNanos / 1e9,
+          windowNanos / 1e3 / iterations));
+      lines.addAll(steps);
       statistics(lines, "client", client0, client1, iterations);
       statistics(lines, "server", server0, server1, iterations);
       threads1.forEach((name, t1) -> {
@@ -162,6 +181,7 @@ final class LatencyProbe {
         }
       });
       subscriberThreads.forEach((name, n) -> lines.add("subscriber_thread " + name.replace(' ', '_') + " " + n));
+      lines.addAll(profiled);
       nativeThreadNames(lines);
       conn.dispose();
       conn.onDispose().block(Duration.ofSeconds(60));

@@ -55,7 +55,10 @@ final class PathBreakdown {
     long[] polls = (long[]) field("polls").get(null);
     int rounds = Math.min(Math.min(count[0], count[1] - 1), t[0][0].length - 2) - 1;
     String[] names = {"client_rx_to_post", "client_post_syscall", "client_post_to_server_poll", "server_rx_to_post",
-        "server_post_syscall", "server_post_to_client_poll", "round_trip"};
+        "server_post_syscall", "server_post_to_client_poll", "round_trip", "client_post_to_downcall",
+        "client_downcall", "client_downcall_to_server_poll", "server_post_to_downcall", "server_downcall",
+        "server_downcall_to_client_poll", "client_posted_to_idle", "server_posted_to_idle",
+        "server_idle_to_poll", "client_idle_to_poll"};
     long[][] steps = new long[names.length][Math.max(0, rounds)];
     for (int i = 1; i <= rounds; i++) {
       long ac = t[0][0][i];
@@ -63,7 +66,9 @@ final class PathBreakdown {
       long as = t[1][0][i + 1];
       long bs = t[1][1][i + 1];
       long[] v = {bc - ac, t[0][2][i] - bc, as - bc, bs - as, t[1][2][i + 1] - bs, t[0][0][i + 1] - bs,
-          t[0][0][i + 1] - ac};
+          t[0][0][i + 1] - ac, t[0][3][i] - bc, t[0][4][i] - t[0][3][i], as - t[0][3][i], t[1][3][i + 1] - bs,
+          t[1][4][i + 1] - t[1][3][i + 1], t[0][0][i + 1] - t[1][3][i + 1], t[0][5][i] - t[0][2][i],
+          t[1][5][i] - t[1][2][i], as - t[1][5][i], t[0][0][i + 1] - t[0][5][i]};
       for (int k = 0; k < v.length; k++) {
         steps[k][i - 1] = v[k];
       }

@@ -346,21 +346,16 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
         sender.enqueue(s);
       }
     }
+    receiver.takeReleases();
     ring.drainTo(dispatcher);
     closer.disconnectIfDue();
     receiver.emit(closer.closed());
-    boolean posting = !closer.disconnected() && !dispatcher.flushedBeforeStart(); // into a QP in ERROR they would only flush again
-    if (posting && started && !disposeRequested) {
-      // Data first, posted at once: a reply waits for no receive repost (measured on rxe, the
-      // reposts were about a sixth of the path from a poll to the reply's post). The reposts'
-      // grants ride on the next SEND, or on the credit update they call for below.
-      sender.pump();
-      doorbell.flush();
-    }
-    receiver.takeReleases();
-    if (posting) {
+    if (!closer.disconnected() && !dispatcher.flushedBeforeStart()) { // reposted into a QP in ERROR they would only flush again
       receiver.postReceives();
       if (started) {
+        if (!disposeRequested) {
+          sender.pump();
+        }
         sender.sendCredits();
         switch (keepalive.tick(sender.sendsOutstanding())) {
           case PROBE -> sender.postProbe();
@@ -377,7 +372,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     if (closer.disconnected()) {
       doorbell.discard(); // queued before the disconnect: into a QP in ERROR it would only flush
     } else {
-      doorbell.flush(); // one doorbell for the credit update or probe this pass made, if any
+      doorbell.flush(); // one doorbell for what this pass made
     }
     closer.closeIfDue();
   }

@@ -50,6 +50,8 @@ final class LatencyProbe {
     int iterations = 2_000;
     int size = 8;
     boolean profile = false;
+    int serve = 0;
+    int connect = 0;
     Path out = Path.of("latency-probe.txt");
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
@@ -64,11 +66,17 @@ final class LatencyProbe {
         case "--size" -> size = Integer.parseInt(args[++i]);
         case "--out" -> out = Path.of(args[++i]);
         case "--profile" -> profile = true;
+        case "--serve" -> serve = Integer.parseInt(args[++i]);
+        case "--connect" -> connect = Integer.parseInt(args[++i]);
         default -> throw new IllegalArgumentException("unknown option " + args[i]);
       }
     }
-    List<String> lines = new LatencyProbe.Run(address, provider, busyPoll, size)
-        .measure(iterations, profile ? out.resolveSibling(out.getFileName() + ".jfr") : null);
+    LatencyProbe.Run run = new LatencyProbe.Run(address, provider, busyPoll, size);
+    if (serve > 0) { // the echo alone, in a JVM of its own, until the file STOP appears
+      run.serve(serve);
+      System.exit(0);
+    }
+    List<String> lines = run.measure(iterations, profile ? out.resolveSibling(out.getFileName() + ".jfr") : null, connect);
     Files.write(out, lines);
     lines.forEach(System.out::println);
     System.exit(0); // the loops' daemon threads need no wait
@@ -94,15 +102,34 @@ final class LatencyProbe {
       return busyPoll ? RdmaLoopResources.threadPerConnection(IdleStrategy.spin()) : RdmaLoopResources.shared();
     }
 
-    /** Measures {@code iterations} round trips; with {@code jfr} set, JFR samples them too (see {@link ProbeProfile}). */
-    List<String> measure(int iterations, @Nullable Path jfr) throws Exception {
-      AtomicReference<RdmaConnection> accepted = new AtomicReference<>();
-      DisposableRdmaServer server = RdmaServer.create().host(address).port(0).option(RdmaOption.PROVIDER, provider)
+    private DisposableRdmaServer echo(int port, AtomicReference<RdmaConnection> accepted) {
+      return RdmaServer.create().host(address).port(port).option(RdmaOption.PROVIDER, provider)
           .runOn(loops()).option(RdmaOption.BUFFER_SIZE, 1024).option(RdmaOption.BUFFER_COUNT, 16)
           .doOnConnection(accepted::set)
           .handle((in, out) -> out.send(in.receive())) // RdmaBench.pingPong's echo
           .bindNow(Duration.ofSeconds(300)); // under strace the JVM is slow to start
-      RdmaConnection conn = RdmaClient.create().host(address).port(server.port()).option(RdmaOption.PROVIDER, provider)
+    }
+
+    /** Serves the echo on {@code port} until a file {@code STOP} appears in the working directory (at most 10 minutes). */
+    void serve(int port) throws InterruptedException {
+      DisposableRdmaServer server = echo(port, new AtomicReference<>());
+      System.out.println("serving on " + port);
+      for (int i = 0; i < 3_000 && !new File("STOP").exists(); i++) {
+        Thread.sleep(200);
+      }
+      server.disposeNow(Duration.ofSeconds(60));
+    }
+
+    /**
+     * Measures {@code iterations} round trips against an echo in this JVM, or, {@code connect}
+     * above 0, in another one on that port; with {@code jfr} set, JFR samples them too (see
+     * {@link ProbeProfile}).
+     */
+    List<String> measure(int iterations, @Nullable Path jfr, int connect) throws Exception {
+      AtomicReference<RdmaConnection> accepted = new AtomicReference<>();
+      @Nullable DisposableRdmaServer server = connect > 0 ? null : echo(0, accepted);
+      RdmaConnection conn = RdmaClient.create().host(address).port(connect > 0 ? connect : server.port())
+          .option(RdmaOption.PROVIDER, provider)
           .runOn(loops()).option(RdmaOption.BUFFER_SIZE, 1024).option(RdmaOption.BUFFER_COUNT, 16)
           .connectNow(Duration.ofSeconds(300));
       Pinger<byte[]> pinger = new Pinger<>(new byte[size]);
@@ -143,7 +170,7 @@ final class LatencyProbe {
         compiled = now;
       }
       RdmaStatistics client0 = conn.statistics();
-      RdmaStatistics server0 = accepted.get().statistics();
+      @Nullable RdmaStatistics server0 = server == null ? null : accepted.get().statistics();
       Map<String, long[]> threads0 = threadFigures();
       state[2] = 0;
       recording[0] = true;
@@ -159,7 +186,7 @@ final class LatencyProbe {
       List<String> steps = path.stop(iterations);
       List<String> profiled = profile == null ? List.of() : profile.stop(jfr);
       RdmaStatistics client1 = conn.statistics();
-      RdmaStatistics server1 = accepted.get().statistics();
+      @Nullable RdmaStatistics server1 = server == null ? null : accepted.get().statistics();
       Map<String, long[]> threads1 = threadFigures();
       List<String> lines = new ArrayList<>();
       lines.add("# LatencyProbe " + provider + " " + (busyPoll ? "busy-poll" : "event") + ", " + size + " B, "
@@ -169,9 +196,15 @@ final class LatencyProbe {
       // (a critical downcall such as ibv_poll_cq runs native code in the Java thread state).
       lines.add(String.format(Locale.ROOT, "window_s %.3f wall_us_per_round_trip %.2f", windowNanos / 1e9,
           windowNanos / 1e3 / iterations));
-      lines.addAll(steps);
+      if (server != null) {
+        lines.addAll(steps); // both sides' stamps are in this JVM only when the echo is
+      }
       statistics(lines, "client", client0, client1, iterations);
-      statistics(lines, "server", server0, server1, iterations);
+      if (server0 != null && server1 != null) {
+        statistics(lines, "server", server0, server1, iterations);
+      } else {
+        lines.add("# the echo ran in another JVM");
+      }
       threads1.forEach((name, t1) -> {
         long[] t0 = threads0.getOrDefault(name, new long[3]);
         double alloc = (double) (t1[1] - t0[1]) / iterations;
@@ -185,7 +218,9 @@ final class LatencyProbe {
       nativeThreadNames(lines);
       conn.dispose();
       conn.onDispose().block(Duration.ofSeconds(60));
-      server.disposeNow(Duration.ofSeconds(60));
+      if (server != null) {
+        server.disposeNow(Duration.ofSeconds(60));
+      }
       return lines;
     }
 

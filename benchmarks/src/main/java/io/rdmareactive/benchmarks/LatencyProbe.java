@@ -116,6 +116,7 @@ final class LatencyProbe {
     private DisposableRdmaServer echo(int port, AtomicReference<RdmaConnection> accepted) {
       return RdmaServer.create().host(address).port(port).option(RdmaOption.PROVIDER, provider)
           .runOn(loops()).option(RdmaOption.BUFFER_SIZE, 1024).option(RdmaOption.BUFFER_COUNT, 16)
+          .option(RdmaOption.HANDSHAKE_TIMEOUT, Duration.ofSeconds(120)) // a cold JVM under TCG or strace
           .doOnConnection(accepted::set)
           .handle((in, out) -> out.send(in.receive())) // RdmaBench.pingPong's echo
           .bindNow(Duration.ofSeconds(300)); // under strace the JVM is slow to start
@@ -140,8 +141,10 @@ final class LatencyProbe {
       AtomicReference<RdmaConnection> accepted = new AtomicReference<>();
       @Nullable DisposableRdmaServer server = connect > 0 ? null : echo(0, accepted);
       RdmaConnection conn = RdmaClient.create().host(address).port(connect > 0 ? connect : server.port())
+          .connectTimeout(Duration.ofSeconds(120)) // a cold JVM under TCG or strace
           .option(RdmaOption.PROVIDER, provider)
           .runOn(loops()).option(RdmaOption.BUFFER_SIZE, 1024).option(RdmaOption.BUFFER_COUNT, 16)
+          .option(RdmaOption.HANDSHAKE_TIMEOUT, Duration.ofSeconds(120)) // a cold JVM under TCG or strace
           .connectNow(Duration.ofSeconds(300));
       Pinger<byte[]> pinger = new Pinger<>(new byte[size]);
       long[] state = new long[3]; // [0] rounds left, [1] start ns, [2] index

@@ -195,6 +195,11 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     return endpoint.protectionDomain();
   }
 
+  /** Its outbound side: the inbound side hands it the rendezvous' READs and DONEs (drain state). */
+  OutboundSender sender() {
+    return sender;
+  }
+
   /** This connection's counters (the engine's parts and its message views count into them). */
   ConnectionCounters counters() {
     return counters;

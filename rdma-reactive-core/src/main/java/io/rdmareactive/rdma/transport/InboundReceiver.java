@@ -38,6 +38,10 @@ final class InboundReceiver {
   private final BatchDecoder batch = new BatchDecoder();
   private final ReceiveRequest receiveRequest = new ReceiveRequest();
   private final ReceiveDoorbell receives;
+  private final RendezvousReceiver rendezvous;
+  private final java.util.function.Consumer<RdmaMessage> deliverRead = this::deliverRead;
+  private final RendezvousReceiver.DoneSink doneSink = this::doneRead;
+  private final RendezvousReceiver.Post readPost = this::postRead;
 
   // Inputs from any thread.
   private final InboundDemand demand;
@@ -74,6 +78,34 @@ final class InboundReceiver {
     this.fragments = new FragmentReceiver(connection, buffers, counters, shared, config.get(RdmaOption.MAX_INBOUND_BYTES),
         ConnectionOperations.inboundMessageLimit(config));
     this.waitingReceives = new int[3 * receiveCount];
+    int maxReadBytes = config.get(RdmaOption.MAX_READ_BYTES);
+    this.rendezvous = new RendezvousReceiver(connection, counters, fragments,
+        new ReadTargetPool(connection.protectionDomain(), maxReadBytes), ConnectionOperations.inboundMessageLimit(config),
+        maxReadBytes);
+  }
+
+  /** A rendezvous message was read whole: it waits for the subscriber as a reassembled one does. */
+  private void deliverRead(RdmaMessage m) {
+    ready.add(m);
+    readyHeap++;
+  }
+
+  private void doneRead(int id) {
+    connection.sender().queueDone(id);
+  }
+
+  private boolean postRead(io.rdmareactive.rdma.verbs.SendRequest r) {
+    return connection.sender().queueLocal(r);
+  }
+
+  /** A rendezvous READ retired (see {@link RendezvousReceiver#readRetired}). */
+  void readRetired(boolean success) {
+    rendezvous.readRetired(success, deliverRead, doneSink);
+  }
+
+  /** The queue pair is destroyed: READ targets go back (see {@link RendezvousReceiver#close}). */
+  void releaseReadTargets() {
+    rendezvous.close();
   }
 
   /** The inbound Flux: one subscriber, whose demand posts receives. */
@@ -124,6 +156,10 @@ final class InboundReceiver {
       buffers.freeReceive(index);
       return;
     }
+    if ((imm & Protocol.DONE) != 0) { // no message: never waits behind those that wait for demand
+      takeRendezvous(index, byteLength, imm);
+      return;
+    }
     if (waitingCount > 0 || !take(index, byteLength, imm)) {
       int at = 3 * ((waitingHead + waitingCount++) % receiveCount);
       waitingReceives[at] = index;
@@ -149,6 +185,16 @@ final class InboundReceiver {
    * taking nothing, when it begins a fragmented message that the budget cannot hold yet.
    */
   private boolean take(int index, int length, int imm) {
+    if ((imm & Protocol.RNDV) == 0 && rendezvous.waiting() > 0) {
+      return false; // behind a rendezvous message still to be read: messages arrive in order
+    }
+    if ((imm & (Protocol.RNDV | Protocol.DONE)) != 0) {
+      if (fragments.isFragment(imm)) {
+        return fragments.broken(index, "it sent a rendezvous flag on a fragment");
+      }
+      takeRendezvous(index, length, imm);
+      return true;
+    }
     if ((imm & Protocol.BATCH) != 0) {
       if (fragments.isFragment(imm)) { // MORE, or in the middle of a fragmented message
         return fragments.broken(index, "it sent a batch flag on a fragment");
@@ -171,6 +217,27 @@ final class InboundReceiver {
       counters.messageReceived();
     }
     return true;
+  }
+
+  /** A rendezvous descriptor or a DONE in receive buffer {@code index}, which goes back at once. */
+  private void takeRendezvous(int index, int length, int imm) {
+    MemorySegment memory = buffers.receiveMemory(index);
+    long offset = buffers.offset(index);
+    String violation;
+    if ((imm & Protocol.DONE) != 0) {
+      violation = length != Protocol.DONE_LENGTH ? "it sent a DONE of " + length + " bytes, not " + Protocol.DONE_LENGTH : null;
+      int id = violation == null ? memory.get(BatchDecoder.INT, offset) : 0;
+      buffers.freeReceive(index);
+      if (violation == null) {
+        connection.sender().rendezvousDone(id);
+      }
+    } else {
+      violation = rendezvous.descriptor(memory, offset, length);
+      buffers.freeReceive(index);
+    }
+    if (violation != null) {
+      connection.protocolError(violation);
+    }
   }
 
   /**
@@ -206,6 +273,11 @@ final class InboundReceiver {
    * closer to its maximum size.
    */
   private static @Nullable String framingViolation(int imm, int length) {
+    int rendezvous = imm & (Protocol.RNDV | Protocol.DONE);
+    if (rendezvous != 0 && (rendezvous == (Protocol.RNDV | Protocol.DONE)
+        || (imm & (Protocol.CREDIT | Protocol.MORE | Protocol.BATCH)) != 0)) {
+      return "it sent a rendezvous header with other flags (RNDV with DONE, CREDIT, MORE or BATCH)";
+    }
     if ((imm & Protocol.CREDIT) != 0) {
       if (length > 0 || (imm & (Protocol.MORE | Protocol.BATCH)) != 0) {
         return "it sent a credit update with a payload, a fragment or a batch flag";
@@ -256,6 +328,7 @@ final class InboundReceiver {
           }
         } else {
           fragments.unreserve(m.length());
+          m.release(); // a rendezvous message's pooled memory goes back; a heap one's is garbage anyway
         }
       }
       readyHeap = 0;
@@ -295,6 +368,10 @@ final class InboundReceiver {
 
   /** Posts receives up to the subscriber's demand (framed) or all of them (raw). */
   void postReceives() {
+    if (!raw) {
+      boolean demanded = demand.subscriber != null && !demand.cancelled && demand.requested.get() > ready.size();
+      rendezvous.pump(demanded, readPost);
+    }
     if (waitingCount > 0) {
       return; // a message waits for budget: the peer gets no credit until it fits
     }
@@ -303,6 +380,10 @@ final class InboundReceiver {
       target = receiveCount;
     } else {
       long wanted = demand.cancelled ? Long.MAX_VALUE : demand.subscriber == null ? 0 : demand.requested.get();
+      // A DONE the peer owes takes a credit: two receives per message awaiting one, as demand
+      // would post, so that its grants reach the update threshold (CreditWindow, rule 2).
+      long forDones = 2L * connection.sender().awaitingDone();
+      wanted = wanted > Long.MAX_VALUE - forDones ? Long.MAX_VALUE : wanted + forDones;
       long uncovered = Math.max(0, wanted - ready.size());
       int room = Math.max(0, bufferCount - held);
       // The reserve is reposted whatever the demand, and each repost is granted: a peer that
@@ -311,7 +392,7 @@ final class InboundReceiver {
       // peer sending fragments to a subscriber without demand would fill the heap, a message per
       // grant. So at most receiveCount messages ever wait, however they came.
       target = Math.min(Protocol.RESERVE + (int) Math.min(uncovered, room),
-          receiveCount - held - readyHeap);
+          receiveCount - held - readyHeap - rendezvous.waiting());
     }
     while (posted < target && buffers.freeReceives() > 0) {
       int taken = receives.post(target - posted); // one ibv_post_recv for the lot

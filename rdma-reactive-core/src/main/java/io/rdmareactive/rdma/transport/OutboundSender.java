@@ -32,6 +32,14 @@ final class OutboundSender {
   /** Two gather entries: a message from registered memory may need its declared length from a send buffer before it. */
   private final SendRequest sendRequest = new SendRequest(2);
   private final RegisteredSends registered;
+  private final RendezvousSender rendezvous;
+  /** Registered messages longer than this go by rendezvous (0: none do). */
+  private final int rendezvousThreshold;
+  /** The bind, LOCAL_INV or READ being queued (not data: no buffer, no credit). */
+  private final SendRequest keyRequest = new SendRequest();
+  private final RendezvousReceiver.Post localPost = this::queueLocal;
+  /** Ids of rendezvous messages this side has read, whose DONE is still to be sent. */
+  private final ArrayDeque<Integer> donesDue = new ArrayDeque<>();
   /** Where sources come in, from any thread; the drain takes them and {@link #enqueue}s them. */
   final SendIntake intake;
   private final ArrayDeque<SendSource> sources = new ArrayDeque<>();
@@ -59,6 +67,8 @@ final class OutboundSender {
     this.copier = new SendCopier(connection, buffers, counters, config.bufferCount());
     this.batch = new BatchWriter(buffers, copier);
     this.registered = new RegisteredSends(buffers);
+    this.rendezvous = new RendezvousSender(connection, connection.protectionDomain(), config.get(RdmaOption.CLOSE_TIMEOUT));
+    this.rendezvousThreshold = raw ? 0 : config.get(RdmaOption.RENDEZVOUS_THRESHOLD);
   }
 
   /** Queues a source behind those already sending. */
@@ -77,6 +87,68 @@ final class OutboundSender {
   void pump() {
     pumpItems();
     postBatch();
+  }
+
+  /** The rendezvous' own sends: DONEs owed to the peer, keys to revoke; and the deadline of the peer's DONEs. */
+  private void rendezvousDue() {
+    Integer id;
+    while ((id = donesDue.peek()) != null && canPost()) {
+      donesDue.poll();
+      int index = buffers.takeSend();
+      buffers.sendMemory(index).set(BatchDecoder.INT, buffers.offset(index), id);
+      sendRequest.reset(CompletionDispatcher.DATA | index, opcode())
+          .gather(buffers.sendRegion(index), buffers.offset(index), Protocol.DONE_LENGTH);
+      queueData(false, Protocol.DONE, false);
+    }
+    rendezvous.revokeDone(keyRequest, localPost);
+    acknowledge(); // a registration revoked just now released its message
+    RendezvousSender.Entry late = rendezvous.expired();
+    if (late != null && connection.failure() == null) {
+      connection.protocolError("it did not finish reading rendezvous message " + late.id + " (" + late.message.length()
+          + " bytes) within " + rendezvous.deadline() + " (RdmaOption.CLOSE_TIMEOUT)");
+      connection.drain(); // once more: the failure disconnects
+    }
+  }
+
+  /**
+   * Queues a work request that is no data send (a window's bind or invalidate, a READ): it takes a
+   * place in the send queue, no buffer and no credit. False, queuing nothing, when the queue is full.
+   */
+  boolean queueLocal(SendRequest r) {
+    if (sendsOutstanding >= sendDepth) {
+      return false;
+    }
+    doorbell.queue(r);
+    sent();
+    return true;
+  }
+
+  /** This side has read rendezvous message {@code id}: the peer is told DONE as soon as a credit allows. */
+  void queueDone(int id) {
+    donesDue.add(id);
+  }
+
+  /** The peer said DONE for rendezvous message {@code id}: its key is revoked (see {@link RendezvousSender#done}). */
+  void rendezvousDone(int id) {
+    String violation = rendezvous.done(id);
+    if (violation != null) {
+      connection.protocolError(violation);
+    }
+  }
+
+  /** Rendezvous messages awaiting the peer's DONE (see {@link RendezvousSender#awaitingDone}). */
+  int awaitingDone() {
+    return rendezvous.awaitingDone();
+  }
+
+  /** DONEs this side owes the peer and messages it awaits one for: a dispose waits for them as for sends. */
+  int rendezvousOutstanding() {
+    return donesDue.size() + rendezvous.awaitingDone();
+  }
+
+  /** A rendezvous key's bind or invalidate retired. */
+  void keyRetired(boolean invalidate, boolean success) {
+    rendezvous.keyRetired(invalidate, success);
   }
 
   private void pumpItems() {
@@ -144,7 +216,11 @@ final class OutboundSender {
             : Math.max(1, (fragmenter.chunk() - Protocol.BATCH_COUNT) / (size + Protocol.BATCH_LENGTH));
         fragmenter.start(sendable, size);
       }
-      if (!raw && batches(fragmenter.message(), fragmenter.length()) ? !batchMessage() : !postChunks()) {
+      Object current = fragmenter.message();
+      boolean progressed = current instanceof RegisteredMessage r && rendezvousThreshold > 0
+          && r.length() > rendezvousThreshold ? postRendezvous(r)
+          : !raw && batches(current, fragmenter.length()) ? batchMessage() : postChunks();
+      if (!progressed) {
         SendSource head = sources.peek();
         if (head != null) {
           requestMore(head);
@@ -273,6 +349,43 @@ final class OutboundSender {
     }
   }
 
+  /**
+   * Sends the current message by rendezvous: exposes it (a window's bind queued first, where it is
+   * one) and posts its descriptor, one SEND; false when out of credits, buffers or send queue room.
+   * A message that cannot be exposed fails its source alone.
+   */
+  private boolean postRendezvous(RegisteredMessage m) {
+    postBatch();
+    if (!canPost() || sendsOutstanding + 2 > sendDepth) {
+      return false;
+    }
+    RendezvousSender.Entry e;
+    try {
+      e = rendezvous.expose(m, keyRequest);
+    } catch (RuntimeException ex) {
+      fragmenter.abandon();
+      m.release();
+      SendSource src = sources.poll();
+      if (src != null) {
+        src.fail(ex);
+      }
+      return true;
+    }
+    if (e.window != null) {
+      queueLocal(keyRequest); // room checked above; executes before the descriptor, in order
+    }
+    int index = buffers.takeSend();
+    RendezvousSender.writeDescriptor(buffers.sendMemory(index), buffers.offset(index), e);
+    sendRequest.reset(CompletionDispatcher.DATA | index, opcode())
+        .gather(buffers.sendRegion(index), buffers.offset(index), Protocol.DESCRIPTOR);
+    queueData(false, Protocol.RNDV, false);
+    rendezvous.posted(e, dataPosted); // released once the peer is done and the key revoked
+    counters.bytesSent(m.length());
+    fragmenter.advance((int) fragmenter.length());
+    counters.messagesPosted(dataPosted, 1);
+    return true;
+  }
+
   /** Writes the message's length at the start of send buffer {@code index}: a first fragment's declaration. */
   private void declareLength(int index) {
     buffers.sendMemory(index).set(BatchDecoder.INT, buffers.offset(index), (int) fragmenter.length());
@@ -290,7 +403,7 @@ final class OutboundSender {
     }
     registered.gather(sendRequest.reset(index >= 0 ? CompletionDispatcher.DATA | index : CompletionDispatcher.ZERO_COPY,
         opcode()), m, index, declared, fragmenter.offset(), length);
-    queueData(more, false, false);
+    queueData(more, 0, false);
   }
 
   private SendRequest.Opcode opcode() {
@@ -302,14 +415,14 @@ final class OutboundSender {
     sendRequest.reset(CompletionDispatcher.DATA | index, opcode())
         .gather(buffers.sendRegion(index), buffers.offset(index) + at, length);
     int inline = config.inlineThreshold();
-    queueData(more, batched, inline > 0 && length <= inline);
+    queueData(more, batched ? Protocol.BATCH : 0, inline > 0 && length <= inline);
   }
 
-  /** Queues the data send filled in {@link #sendRequest}, with the header its flags call for. */
-  private void queueData(boolean more, boolean batched, boolean inline) {
+  /** Queues the data send filled in {@link #sendRequest}, with the header its flags call for ({@code kind}: BATCH, RNDV, DONE or 0). */
+  private void queueData(boolean more, int kind, boolean inline) {
     sendRequest.flags(SendRequest.SIGNALED | (inline ? SendRequest.INLINE : 0));
     if (!raw) {
-      sendRequest.immediate(window.header(more, false) | (batched ? Protocol.BATCH : 0));
+      sendRequest.immediate(window.header(more, false) | kind);
     }
     doorbell.queue(sendRequest);
     if (!raw && !window.sent()) {
@@ -326,6 +439,9 @@ final class OutboundSender {
 
   /** Sends a credit-only message when the grants owed call for one (framed mode). */
   void sendCredits() {
+    if (!raw) {
+      rendezvousDue(); // before the update: a DONE carries the grants too
+    }
     if (raw || sendsOutstanding >= sendDepth || !window.creditUpdateDue()) {
       return;
     }
@@ -374,7 +490,7 @@ final class OutboundSender {
   void acknowledge() {
     SendSource head;
     while ((head = awaitingAck.peek()) != null && head.lastSequence <= dataCompleted
-        && head.lastSequence < firstFailedData) {
+        && head.lastSequence < firstFailedData && rendezvous.settledThrough(head.lastSequence)) {
       awaitingAck.poll();
       head.complete();
     }
@@ -403,8 +519,15 @@ final class OutboundSender {
     registered.releaseAll();
   }
 
+  /** Closing, the queue pair disconnected and its work requests done: see {@link RendezvousSender#releaseAll}. */
+  void releaseRendezvous() {
+    rendezvous.releaseAll();
+  }
+
   /** Closing: fails the sources whose sends never all completed. */
   void failUnacknowledged(Throwable e) {
+    rendezvous.releaseDone();
+    acknowledge(); // the sends of messages the peer read whole succeeded
     SendSource unacknowledged;
     while ((unacknowledged = awaitingAck.poll()) != null) {
       unacknowledged.fail(e);

@@ -113,4 +113,12 @@ public abstract class TransportConformance {
       return TransportConformance.this.fixture();
     }
   }
+
+  @Nested
+  class RendezvousRoguePeers extends RendezvousRogueConformance {
+    @Override
+    protected TransportFixture fixture() {
+      return TransportConformance.this.fixture();
+    }
+  }
 }

@@ -171,6 +171,28 @@ final class RdmaBench implements EndToEnd.Bench {
     }
   }
 
+  /**
+   * Messages of {@code size} (above RENDEZVOUS_THRESHOLD) from one region registered once on the
+   * client loops' protection domain, with window binding allowed, and the default options: each
+   * goes by rendezvous, the server pulling it by RDMA READ into pooled memory, nothing copied.
+   */
+  @Override
+  public double[] streamByRendezvous(int size, int count) throws InterruptedException {
+    RdmaLoopResources loops = loops();
+    RdmaProvider p = RdmaDevices.provider(provider);
+    ProtectionDomain pd = loops.protectionDomain(p, p.devices().getFirst().name());
+    try (Arena arena = Arena.ofShared()) {
+      MemoryRegion region = pd.registerMemory(arena.allocate(size, 4096),
+          java.util.EnumSet.of(Access.LOCAL_WRITE, Access.MW_BIND));
+      try {
+        return stream(size, count, RdmaOption.BUFFER_SIZE.defaultValue(), RdmaOption.BUFFER_COUNT.defaultValue(), loops,
+            () -> OutboundMessage.of(region, 0, size));
+      } finally {
+        region.close(); // the connection is closed: every message was released
+      }
+    }
+  }
+
   /** The same with the default options (16 KiB buffers, 64 of them): a 64 KiB message goes as fragments. */
   @Override
   public double[] streamWithDefaults(int size, int count) throws InterruptedException {

@@ -369,6 +369,9 @@ final class InboundReceiver {
   /** Posts receives up to the subscriber's demand (framed) or all of them (raw). */
   void postReceives() {
     if (!raw) {
+      if (demand.cancelled) {
+        rendezvous.dropPending(doneSink);
+      }
       boolean demanded = demand.subscriber != null && !demand.cancelled && demand.requested.get() > ready.size();
       rendezvous.pump(demanded, readPost);
     }

@@ -73,6 +73,22 @@ final class RendezvousReceiver {
     return null;
   }
 
+  /**
+   * The subscriber cancelled: messages not yet being read are dropped unread, as the messages
+   * waiting for it are, and the peer is told DONE for each so that its sends complete and its keys
+   * go (the one being read finishes, and is dropped on delivery).
+   */
+  void dropPending(DoneSink done) {
+    Descriptor keep = active != null ? pending.poll() : null;
+    Descriptor d;
+    while ((d = pending.poll()) != null) {
+      done.done(d.id());
+    }
+    if (keep != null) {
+      pending.add(keep);
+    }
+  }
+
   /** Descriptors taken and not yet delivered: each stands for a message, as one waiting in a buffer would. */
   int waiting() {
     return pending.size();

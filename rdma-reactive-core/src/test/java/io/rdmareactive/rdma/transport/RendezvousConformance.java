@@ -138,4 +138,48 @@ public abstract class RendezvousConformance extends TransportSuite {
     m.release(); // idempotent
     org.assertj.core.api.Assertions.assertThatThrownBy(m::segment).isInstanceOf(IllegalStateException.class);
   }
+
+  /**
+   * A stream of 1 MiB messages with the default options (their threshold is 512 KiB): every one
+   * by rendezvous, DONEs keeping pace with the descriptors through the credits, none copied.
+   */
+  @Test
+  void aStreamOfMegabyteMessagesWithTheDefaultOptionsGoesByRendezvous() {
+    MemoryRegion region = register(memory.asSlice(0, 1 << 20), true);
+    int count = 12;
+    AtomicReference<RdmaConnection> serverSide = new AtomicReference<>();
+    List<byte[]> firstAndLast = new CopyOnWriteArrayList<>();
+    java.util.concurrent.atomic.AtomicInteger received = new java.util.concurrent.atomic.AtomicInteger();
+    DisposableRdmaServer server = bind(server().doOnConnection(serverSide::set).handle((in, out) -> in.receive()
+        .doOnNext(m -> {
+          int n = received.incrementAndGet();
+          if (n == 1 || n == count) {
+            firstAndLast.add(m.toByteArray());
+          }
+          m.release();
+        }).then()));
+    RdmaConnection c = connect(client(server).runOn(loops));
+    StepVerifier.create(c.outbound().send(Flux.range(0, count).map(i -> OutboundMessage.of(region, 0, 1 << 20))))
+        .expectComplete().verify(WAIT);
+    await(() -> received.get() == count);
+    assertThat(firstAndLast).allSatisfy(b -> assertThat(b).isEqualTo(bytesAt(0, 1 << 20)));
+    assertThat(serverSide.get().statistics().bytesRead()).isEqualTo((long) count << 20);
+    assertThat(serverSide.get().statistics().bytesCopied()).isZero();
+    assertThat(c.statistics().bytesCopied()).isZero();
+  }
+
+  /** A subscriber that cancels: the messages it will not read are dropped unread, and the sender's sends still complete. */
+  @Test
+  void rendezvousMessagesAfterACancelAreDroppedUnreadAndTheirSendsComplete() {
+    MemoryRegion region = register(memory.asSlice(0, 1 << 20), true);
+    DisposableRdmaServer server = bind(server().handle((in, out) -> in.receive().take(1).doOnNext(RdmaMessage::release)
+        .then(Mono.never())));
+    RdmaConnection c = connect(client(server).runOn(loops).option(RdmaOption.RENDEZVOUS_THRESHOLD, THRESHOLD));
+    List<RegisteredMessage> messages = new ArrayList<>();
+    for (int i = 0; i < 5; i++) {
+      messages.add(OutboundMessage.of(region, 0, 200_000));
+    }
+    StepVerifier.create(c.outbound().send(Flux.fromIterable(messages))).expectComplete().verify(WAIT);
+    assertThat(messages).allSatisfy(m -> StepVerifier.create(m.released()).expectComplete().verify(WAIT));
+  }
 }

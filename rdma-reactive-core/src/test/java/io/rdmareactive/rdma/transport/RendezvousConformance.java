@@ -2,12 +2,8 @@ package io.rdmareactive.rdma.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.rdmareactive.rdma.device.RdmaDevices;
-import io.rdmareactive.rdma.spi.RdmaProvider;
 import io.rdmareactive.rdma.verbs.Access;
 import io.rdmareactive.rdma.verbs.MemoryRegion;
-import io.rdmareactive.rdma.verbs.ProtectionDomain;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -15,8 +11,6 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -29,48 +23,28 @@ import reactor.test.StepVerifier;
  * once the receiver said DONE and the key was revoked. Both exposures run: a window where the
  * region allows binding one and the device confines it, a registration of the range otherwise.
  */
-public abstract class RendezvousConformance extends TransportSuite {
+public abstract class RendezvousConformance extends RegisteredMemorySuite {
   private static final int THRESHOLD = 64 * 1024;
 
-  private RdmaLoopResources loops;
-  private ProtectionDomain pd;
-  private Arena arena;
-  private MemorySegment memory;
-  private final List<MemoryRegion> regions = new ArrayList<>();
+  @Override
+  String loopsName() {
+    return "conf-rndv";
+  }
 
-  @BeforeEach
-  void registerMemoryOnTheLoopsPd() {
-    loops = RdmaLoopResources.create("conf-rndv", 1);
-    RdmaProvider provider = RdmaDevices.provider(fixture().provider());
-    pd = loops.protectionDomain(provider, provider.devices().getFirst().name());
-    arena = Arena.ofShared();
-    memory = arena.allocate(2 << 20, 4096);
-    byte[] pattern = random((int) memory.byteSize(), 23);
-    MemorySegment.copy(pattern, 0, memory, ValueLayout.JAVA_BYTE, 0, pattern.length);
+  @Override
+  long memorySize() {
+    return 2 << 20;
+  }
+
+  @Override
+  int seed() {
+    return 23;
   }
 
   private MemoryRegion register(MemorySegment m, boolean windows) {
-    MemoryRegion r = pd.registerMemory(m, windows ? EnumSet.of(Access.LOCAL_WRITE, Access.MW_BIND) : Access.local());
-    regions.add(r);
-    return r;
+    return register(pd, m, windows ? EnumSet.of(Access.LOCAL_WRITE, Access.MW_BIND) : Access.local());
   }
 
-  @AfterEach
-  void freeTheMemoryAndTheLoops() {
-    closeAndCheckNothingLeaked(); // the connections first: the PD outlives them
-    clients.clear();
-    servers.clear();
-    for (MemoryRegion r : regions) {
-      r.close();
-    }
-    arena.close();
-    StepVerifier.create(loops.disposeLater()).expectComplete().verify(WAIT);
-    oneMoreConnection();
-  }
-
-  private byte[] bytesAt(long offset, int length) {
-    return memory.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE);
-  }
 
   /**
    * Messages above the threshold, one READ's worth and more than one (512 KiB READs), with a

@@ -3,14 +3,9 @@ package io.rdmareactive.rdma.transport;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.rdmareactive.rdma.ProtocolViolationException;
-import io.rdmareactive.rdma.device.RdmaDevices;
-import io.rdmareactive.rdma.spi.RdmaProvider;
 import io.rdmareactive.rdma.verbs.Access;
 import io.rdmareactive.rdma.verbs.MemoryRegion;
-import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import io.rdmareactive.rdma.verbs.WorkCompletion;
-import java.lang.foreign.Arena;
-import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.net.InetSocketAddress;
 import java.nio.ByteBuffer;
@@ -19,7 +14,6 @@ import java.util.EnumSet;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Mono;
@@ -34,35 +28,29 @@ import reactor.test.StepVerifier;
  * the victim's send after the deadline, and the message is released; one that leaves in the
  * middle of a READ leaves nothing behind (every test checks that nothing leaked).
  */
-public abstract class RendezvousRogueConformance extends TransportSuite {
+public abstract class RendezvousRogueConformance extends RegisteredMemorySuite {
   private static final int LENGTH = 2000;
 
-  private RdmaLoopResources loops;
-  private Arena arena;
   private MemoryRegion region;
-  private MemorySegment memory;
 
-  @BeforeEach
-  void registerMemoryOnTheLoopsPd() {
-    loops = RdmaLoopResources.create("conf-rndv-rogue", 1);
-    RdmaProvider provider = RdmaDevices.provider(fixture().provider());
-    ProtectionDomain pd = loops.protectionDomain(provider, provider.devices().getFirst().name());
-    arena = Arena.ofShared();
-    memory = arena.allocate(8192, 4096);
-    byte[] pattern = random((int) memory.byteSize(), 24);
-    MemorySegment.copy(pattern, 0, memory, ValueLayout.JAVA_BYTE, 0, pattern.length);
-    region = pd.registerMemory(memory, EnumSet.of(Access.LOCAL_WRITE, Access.MW_BIND));
+  @Override
+  String loopsName() {
+    return "conf-rndv-rogue";
   }
 
-  @AfterEach
-  void freeTheMemoryAndTheLoops() {
-    closeAndCheckNothingLeaked();
-    clients.clear();
-    servers.clear();
-    region.close();
-    arena.close();
-    StepVerifier.create(loops.disposeLater()).expectComplete().verify(WAIT);
-    oneMoreConnection();
+  @Override
+  long memorySize() {
+    return 8192;
+  }
+
+  @Override
+  int seed() {
+    return 24;
+  }
+
+  @BeforeEach
+  void registerTheRegion() {
+    region = register(pd, memory, EnumSet.of(Access.LOCAL_WRITE, Access.MW_BIND));
   }
 
   private RoguePeer rogueOf(DisposableRdmaServer server) {
@@ -74,7 +62,7 @@ public abstract class RendezvousRogueConformance extends TransportSuite {
 
   @Test
   void aDescriptorWhoseKeyOpensNothingLosesTheRogueItsConnectionOnly() {
-    victimReads(rogue -> {
+    rogueBreaksTheProtocol(rogue -> {
       MemoryRegion local = rogue.readable(new byte[64]);
       rogue.sendOnACredit(RNDV, rogue.describe(1, 64, local.address(), local.remoteKey() ^ 0x5A5A00), WAIT);
     }, "could not read");
@@ -82,7 +70,7 @@ public abstract class RendezvousRogueConformance extends TransportSuite {
 
   @Test
   void aDescriptorReachingBeyondTheRoguesMemoryLosesItItsConnectionOnly() {
-    victimReads(rogue -> {
+    rogueBreaksTheProtocol(rogue -> {
       MemoryRegion r = rogue.readable(new byte[4096]);
       rogue.sendOnACredit(RNDV, rogue.describe(1, 4096, r.address() + 100, r.remoteKey()), WAIT);
     }, "could not read");
@@ -90,7 +78,7 @@ public abstract class RendezvousRogueConformance extends TransportSuite {
 
   @Test
   void aDescriptorAboveTheMaximumIsRefusedBeforeAnythingIsAllocated() {
-    AtomicReference<RdmaConnection> victim = victimReads(rogue -> {
+    AtomicReference<RdmaConnection> victim = rogueBreaksTheProtocol(rogue -> {
       MemoryRegion r = rogue.readable(new byte[64]);
       rogue.sendOnACredit(RNDV, rogue.describe(1, 1 << 20, r.address(), r.remoteKey()), WAIT);
     }, "declared a rendezvous message of 1048576 bytes");
@@ -99,35 +87,7 @@ public abstract class RendezvousRogueConformance extends TransportSuite {
 
   @Test
   void aDescriptorOfTheWrongLengthLosesTheRogueItsConnectionOnly() {
-    victimReads(rogue -> rogue.sendOnACredit(RNDV, 8, WAIT), "descriptor of 8 bytes");
-  }
-
-  /**
-   * A server whose handler reads (MAX_MESSAGE_SIZE 8 KiB) and a rogue that does {@code act} once it
-   * reads: the victim's receive() fails with a ProtocolViolationException naming {@code violation}.
-   */
-  private AtomicReference<RdmaConnection> victimReads(Consumer<RoguePeer> act, String violation) {
-    Sinks.One<Throwable> victimSaw = Sinks.one();
-    Sinks.Empty<Void> reading = Sinks.empty();
-    AtomicReference<RdmaConnection> victim = new AtomicReference<>();
-    DisposableRdmaServer server = bind(server().option(RdmaOption.MAX_MESSAGE_SIZE, 8192).doOnConnection(victim::set)
-        .handle((in, out) -> in.receive().doOnSubscribe(s -> reading.tryEmitEmpty()).doOnNext(RdmaMessage::release)
-            .doOnError(victimSaw::tryEmitValue).onErrorResume(e -> Mono.empty()).then()));
-    try (RoguePeer rogue = rogueOf(server)) {
-      StepVerifier.create(reading.asMono()).expectComplete().verify(WAIT);
-      long deadline = System.nanoTime() + WAIT.toNanos();
-      while (victim.get().statistics().creditUpdatesSent() == 0 && System.nanoTime() < deadline) {
-        LockSupport.parkNanos(1_000_000);
-      }
-      act.accept(rogue);
-      StepVerifier.create(victimSaw.asMono())
-          .assertNext(e -> assertThat(e).isInstanceOf(ProtocolViolationException.class).hasMessageContaining(violation))
-          .expectComplete().verify(WAIT);
-      StepVerifier.create(victim.get().onDispose()).expectComplete().verify(WAIT);
-    }
-    RdmaConnection good = connect(client(server));
-    StepVerifier.create(good.outbound().sendString(Mono.just("fine")).then()).expectComplete().verify(WAIT);
-    return victim;
+    rogueBreaksTheProtocol(rogue -> rogue.sendOnACredit(RNDV, 8, WAIT), "descriptor of 8 bytes");
   }
 
   /**

@@ -588,6 +588,25 @@ public abstract class AbstractVerbsConformanceTest extends ConformanceHooks {
     return source;
   }
 
+  /** What a window test does with its loopback, its bindable region and its window. */
+  private interface WindowTest {
+    void run(Loopback l, MemoryRegion source, MemoryWindow window);
+  }
+
+  /** Runs {@code test} with a loopback, a region from {@link #bindable} and a window, closing them after. */
+  private void withWindow(WindowTest test) {
+    try (Loopback l = loopback(16); Arena arena = Arena.ofConfined()) {
+      MemoryRegion source = bindable(l, arena);
+      MemoryWindow window = l.pd.allocateMemoryWindow();
+      try {
+        test.run(l, source, window);
+      } finally {
+        window.close();
+        source.close();
+      }
+    }
+  }
+
   /** Binds {@code window} through b to the 12 bytes at 1000 of {@code source}, remote read; returns its key. */
   private static int bindOnB(Loopback l, MemoryWindow window, MemoryRegion source) {
     SendRequest bind = new SendRequest().bind(1, window, source, 1000, 12, Set.of(Access.REMOTE_READ));
@@ -609,51 +628,37 @@ public abstract class AbstractVerbsConformanceTest extends ConformanceHooks {
 
   @Test
   void aMemoryWindowOpensItsBoundRangeToThePeerUntilInvalidated() {
-    try (Loopback l = loopback(16); Arena arena = Arena.ofConfined()) {
-      MemoryRegion source = bindable(l, arena);
-      MemoryWindow window = l.pd.allocateMemoryWindow();
-      try {
-        int allocated = window.remoteKey();
-        int key = bindOnB(l, window, source);
-        assertThat(key).isEqualTo(MemoryWindow.nextKey(allocated)).isNotEqualTo(allocated);
-        assertThat(readStatus(l, source.address() + 1000, 12, key)).isEqualTo(Status.SUCCESS);
-        assertThat(get(l.memory, 0, 12)).isEqualTo("window bytes");
-        assertThat(readStatus(l, source.address() + 1007, 5, key)).isEqualTo(Status.SUCCESS);
-        assertThat(get(l.memory, 0, 5)).isEqualTo("bytes");
-        l.b.postSend(new SendRequest().invalidate(2, key));
-        assertThat(l.pollAtLeast(1)).singleElement().satisfies(w -> {
-          assertThat(w.status()).isEqualTo(Status.SUCCESS);
-          assertThat(w.opcode()).isEqualTo(WorkCompletion.Opcode.LOCAL_INV);
-        });
-        assertThat(readStatus(l, source.address() + 1000, 12, key)).isEqualTo(Status.REM_ACCESS_ERR);
-        assertThat(l.a.state()).isEqualTo(QueuePairState.ERROR);
-      } finally {
-        window.close();
-        source.close();
-      }
-    }
+    withWindow((l, source, window) -> {
+      int allocated = window.remoteKey();
+      int key = bindOnB(l, window, source);
+      assertThat(key).isEqualTo(MemoryWindow.nextKey(allocated)).isNotEqualTo(allocated);
+      assertThat(readStatus(l, source.address() + 1000, 12, key)).isEqualTo(Status.SUCCESS);
+      assertThat(get(l.memory, 0, 12)).isEqualTo("window bytes");
+      assertThat(readStatus(l, source.address() + 1007, 5, key)).isEqualTo(Status.SUCCESS);
+      assertThat(get(l.memory, 0, 5)).isEqualTo("bytes");
+      l.b.postSend(new SendRequest().invalidate(2, key));
+      assertThat(l.pollAtLeast(1)).singleElement().satisfies(w -> {
+        assertThat(w.status()).isEqualTo(Status.SUCCESS);
+        assertThat(w.opcode()).isEqualTo(WorkCompletion.Opcode.LOCAL_INV);
+    });
+    assertThat(readStatus(l, source.address() + 1000, 12, key)).isEqualTo(Status.REM_ACCESS_ERR);
+    assertThat(l.a.state()).isEqualTo(QueuePairState.ERROR);
+    });
   }
 
   @Test
   void readingOneByteBeyondAMemoryWindowFailsWithRemoteAccessError() {
-    try (Loopback l = loopback(16); Arena arena = Arena.ofConfined()) {
-      MemoryRegion source = bindable(l, arena);
-      MemoryWindow window = l.pd.allocateMemoryWindow();
-      try {
-        int key = bindOnB(l, window, source);
-        if (!windowsEnforceTheirRange()) {
-          // The device's known defect, asserted so that a fixed kernel shows here (see the hook).
-          assertThat(readStatus(l, source.address() + 1000, 13, key)).as("a READ one byte beyond the window")
-              .isEqualTo(Status.SUCCESS);
-          return;
-        }
-        assertThat(readStatus(l, source.address() + 1000, 13, key)).isEqualTo(Status.REM_ACCESS_ERR);
-        assertThat(get(l.memory, 0, 12)).isNotEqualTo("window bytes");
-      } finally {
-        window.close();
-        source.close();
+    withWindow((l, source, window) -> {
+      int key = bindOnB(l, window, source);
+      if (!windowsEnforceTheirRange()) {
+        // The device's known defect, asserted so that a fixed kernel shows here (see the hook).
+        assertThat(readStatus(l, source.address() + 1000, 13, key)).as("a READ one byte beyond the window")
+            .isEqualTo(Status.SUCCESS);
+        return;
       }
-    }
+      assertThat(readStatus(l, source.address() + 1000, 13, key)).isEqualTo(Status.REM_ACCESS_ERR);
+      assertThat(get(l.memory, 0, 12)).isNotEqualTo("window bytes");
+    });
   }
 
   /** What the rendezvous falls back to where windows do not confine: a registration of exactly the message. */
@@ -675,17 +680,10 @@ public abstract class AbstractVerbsConformanceTest extends ConformanceHooks {
 
   @Test
   void aRegionsOwnKeyOpensNothingWhileAWindowOverItIsBound() {
-    try (Loopback l = loopback(16); Arena arena = Arena.ofConfined()) {
-      MemoryRegion source = bindable(l, arena);
-      MemoryWindow window = l.pd.allocateMemoryWindow();
-      try {
-        bindOnB(l, window, source);
-        assertThat(readStatus(l, source.address() + 1000, 12, source.remoteKey())).isEqualTo(Status.REM_ACCESS_ERR);
-      } finally {
-        window.close();
-        source.close();
-      }
-    }
+    withWindow((l, source, window) -> {
+      bindOnB(l, window, source);
+      assertThat(readStatus(l, source.address() + 1000, 12, source.remoteKey())).isEqualTo(Status.REM_ACCESS_ERR);
+    });
   }
 
   @Test
@@ -705,24 +703,17 @@ public abstract class AbstractVerbsConformanceTest extends ConformanceHooks {
 
   @Test
   void memoryWindowsCloseAfterTheirQueuePairOnceAndRefuseUseAfterClose() {
-    try (Loopback l = loopback(16); Arena arena = Arena.ofConfined()) {
-      MemoryRegion source = bindable(l, arena);
-      MemoryWindow window = l.pd.allocateMemoryWindow();
-      try {
-        assertThat(window.protectionDomain()).isSameAs(l.pd);
-        bindOnB(l, window, source);
-        assertThatThrownBy(l.pd::close).isInstanceOf(ResourceBusyException.class);
-        l.b.close(); // the QP that bound it goes first
-        window.close();
-        window.close();
-        assertThat(window.isClosed()).isTrue();
-        SendRequest bind = new SendRequest().bind(3, window, source, 0, 64, Set.of(Access.REMOTE_READ));
-        assertThatThrownBy(() -> l.a.postSend(bind)).isInstanceOf(ResourceClosedException.class);
-      } finally {
-        window.close();
-        source.close();
-      }
-    }
+    withWindow((l, source, window) -> {
+      assertThat(window.protectionDomain()).isSameAs(l.pd);
+      bindOnB(l, window, source);
+      assertThatThrownBy(l.pd::close).isInstanceOf(ResourceBusyException.class);
+      l.b.close(); // the QP that bound it goes first
+      window.close();
+      window.close();
+      assertThat(window.isClosed()).isTrue();
+      SendRequest bind = new SendRequest().bind(3, window, source, 0, 64, Set.of(Access.REMOTE_READ));
+      assertThatThrownBy(() -> l.a.postSend(bind)).isInstanceOf(ResourceClosedException.class);
+    });
   }
 
   @Test

@@ -56,7 +56,7 @@ public final class RdmaOption<T> {
    * than this go by rendezvous: the peer pulls them with RDMA READ into pooled memory and the
    * library copies no byte on either side (default 512 KiB, provisional until measured on a quiet
    * machine: on rxe the per-message registration the rendezvous needs costs about as much as the
-   * receive copy of 0.4-1.1 MiB it saves; see docs/design.md). 0 disables the rendezvous.
+   * receive copy of 0.2-1.3 MiB it saves; see docs/design.md). 0 disables the rendezvous.
    */
   public static final RdmaOption<Integer> RENDEZVOUS_THRESHOLD = new RdmaOption<>("RENDEZVOUS_THRESHOLD", Integer.class,
       v -> v >= 0 && v <= 256 << 20, "0 .. 268435456", 512 << 10);

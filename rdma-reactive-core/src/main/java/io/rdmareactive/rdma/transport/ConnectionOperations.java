@@ -200,6 +200,11 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     return sender;
   }
 
+  /** Registrations its READ targets took so far (see {@link ReadTargetPool#registrations}). */
+  long readTargetRegistrations() {
+    return receiver.readTargetRegistrations();
+  }
+
   /** This connection's counters (the engine's parts and its message views count into them). */
   ConnectionCounters counters() {
     return counters;

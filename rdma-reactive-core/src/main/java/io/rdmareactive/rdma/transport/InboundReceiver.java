@@ -103,7 +103,12 @@ final class InboundReceiver {
     rendezvous.readRetired(success, deliverRead, doneSink);
   }
 
-  /** The queue pair is destroyed: READ targets go back (see {@link RendezvousReceiver#close}). */
+  /** Registrations its READ targets took so far. */
+  long readTargetRegistrations() {
+    return rendezvous.registrations();
+  }
+
+  /** Closing, no READ outstanding: READ targets go back (see {@link RendezvousReceiver#close}). */
   void releaseReadTargets() {
     rendezvous.close();
   }

@@ -89,6 +89,11 @@ final class RendezvousReceiver {
     }
   }
 
+  /** Registrations its READ targets took so far. */
+  long registrations() {
+    return pool.registrations();
+  }
+
   /** Descriptors taken and not yet delivered: each stands for a message, as one waiting in a buffer would. */
   int waiting() {
     return pending.size();

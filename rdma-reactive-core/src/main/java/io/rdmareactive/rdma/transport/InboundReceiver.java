@@ -448,6 +448,11 @@ final class InboundReceiver {
         if (buffers.dropUndelivered(rv.index)) {
           held--;
         }
+      } else if (m instanceof ReadView rv) {
+        // Its target's registration goes with the rest; its memory would wait for a subscriber that may never come.
+        m = new HeapMessage(rv.toByteArray());
+        counters.bytesCopied(rv.length());
+        rv.release();
       }
       ready.add(m);
     }

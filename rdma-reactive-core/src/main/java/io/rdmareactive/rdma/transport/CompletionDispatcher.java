@@ -156,7 +156,7 @@ final class CompletionDispatcher implements CompletionRing.Handler, SendDoorbell
     if (tag == RNDV_READ) {
       receiver.readRetired(success);
     } else if (tag == RNDV_BIND || tag == RNDV_INVALIDATE) {
-      sender.keyRetired(tag == RNDV_INVALIDATE, success);
+      sender.rendezvous().keyRetired(tag == RNDV_INVALIDATE, success);
     }
     if (tag == KEEPALIVE) {
       keepalive.probeCompleted(success);

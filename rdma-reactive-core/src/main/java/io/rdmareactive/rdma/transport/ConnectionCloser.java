@@ -129,7 +129,7 @@ final class ConnectionCloser {
     boolean peerGone = connection.peerDisconnected();
     boolean local = connection.disposeRequested();
     // A rendezvous in either direction is a send outstanding too: a DONE owed, or one awaited.
-    int outstanding = sender.sendsOutstanding() + sender.rendezvousOutstanding();
+    int outstanding = sender.sendsOutstanding() + sender.rendezvous().outstanding();
     if (f == null && !peerGone) {
       if (!local) {
         return;
@@ -252,7 +252,7 @@ final class ConnectionCloser {
    */
   private void releaseRendezvous() {
     try {
-      sender.releaseRendezvous();
+      sender.rendezvous().releaseAll();
     } finally {
       receiver.releaseReadTargets();
     }

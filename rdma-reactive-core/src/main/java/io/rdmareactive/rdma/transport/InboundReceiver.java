@@ -91,7 +91,7 @@ final class InboundReceiver {
   }
 
   private void doneRead(int id) {
-    connection.sender().queueDone(id);
+    connection.sender().rendezvous().queueDone(id);
   }
 
   private boolean postRead(io.rdmareactive.rdma.verbs.SendRequest r) {
@@ -234,7 +234,7 @@ final class InboundReceiver {
       int id = violation == null ? memory.get(BatchDecoder.INT, offset) : 0;
       buffers.freeReceive(index);
       if (violation == null) {
-        connection.sender().rendezvousDone(id);
+        connection.sender().rendezvous().doneReceived(id);
       }
     } else {
       violation = rendezvous.descriptor(memory, offset, length);
@@ -390,7 +390,7 @@ final class InboundReceiver {
       long wanted = demand.cancelled ? Long.MAX_VALUE : demand.subscriber == null ? 0 : demand.requested.get();
       // A DONE the peer owes takes a credit: two receives per message awaiting one, as demand
       // would post, so that its grants reach the update threshold (CreditWindow, rule 2).
-      long forDones = 2L * connection.sender().awaitingDone();
+      long forDones = 2L * connection.sender().rendezvous().awaitingDone();
       wanted = wanted > Long.MAX_VALUE - forDones ? Long.MAX_VALUE : wanted + forDones;
       long uncovered = Math.max(0, wanted - ready.size());
       int room = Math.max(0, bufferCount - held);

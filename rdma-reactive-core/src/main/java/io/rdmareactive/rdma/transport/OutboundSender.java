@@ -35,11 +35,6 @@ final class OutboundSender {
   private final RendezvousSender rendezvous;
   /** Registered messages longer than this go by rendezvous (0: none do). */
   private final int rendezvousThreshold;
-  /** The bind, LOCAL_INV or READ being queued (not data: no buffer, no credit). */
-  private final SendRequest keyRequest = new SendRequest();
-  private final RendezvousReceiver.Post localPost = this::queueLocal;
-  /** Ids of rendezvous messages this side has read, whose DONE is still to be sent. */
-  private final ArrayDeque<Integer> donesDue = new ArrayDeque<>();
   /** Where sources come in, from any thread; the drain takes them and {@link #enqueue}s them. */
   final SendIntake intake;
   private final ArrayDeque<SendSource> sources = new ArrayDeque<>();
@@ -67,7 +62,7 @@ final class OutboundSender {
     this.copier = new SendCopier(connection, buffers, counters, config.bufferCount());
     this.batch = new BatchWriter(buffers, copier);
     this.registered = new RegisteredSends(buffers);
-    this.rendezvous = new RendezvousSender(connection, connection.protectionDomain(), config.get(RdmaOption.CLOSE_TIMEOUT));
+    this.rendezvous = new RendezvousSender(connection, this, buffers, config.get(RdmaOption.CLOSE_TIMEOUT));
     this.rendezvousThreshold = raw ? 0 : config.get(RdmaOption.RENDEZVOUS_THRESHOLD);
   }
 
@@ -89,25 +84,9 @@ final class OutboundSender {
     postBatch();
   }
 
-  /** The rendezvous' own sends: DONEs owed to the peer, keys to revoke; and the deadline of the peer's DONEs. */
-  private void rendezvousDue() {
-    Integer id;
-    while ((id = donesDue.peek()) != null && canPost()) {
-      donesDue.poll();
-      int index = buffers.takeSend();
-      buffers.sendMemory(index).set(BatchDecoder.INT, buffers.offset(index), id);
-      sendRequest.reset(CompletionDispatcher.DATA | index, opcode())
-          .gather(buffers.sendRegion(index), buffers.offset(index), Protocol.DONE_LENGTH);
-      queueData(false, Protocol.DONE, false);
-    }
-    rendezvous.revokeDone(keyRequest, localPost);
-    acknowledge(); // a registration revoked just now released its message
-    RendezvousSender.Entry late = rendezvous.expired();
-    if (late != null && connection.failure() == null) {
-      connection.protocolError("it did not finish reading rendezvous message " + late.id + " (" + late.message.length()
-          + " bytes) within " + rendezvous.deadline() + " (RdmaOption.CLOSE_TIMEOUT)");
-      connection.drain(); // once more: the failure disconnects
-    }
+  /** The rendezvous of this connection, both ways' bookkeeping of the sending side. */
+  RendezvousSender rendezvous() {
+    return rendezvous;
   }
 
   /**
@@ -123,32 +102,19 @@ final class OutboundSender {
     return true;
   }
 
-  /** This side has read rendezvous message {@code id}: the peer is told DONE as soon as a credit allows. */
-  void queueDone(int id) {
-    donesDue.add(id);
+  /**
+   * A send buffer for a rendezvous SEND (a descriptor, a DONE) when a credit allows one and the send
+   * queue has {@code places} (the SEND and what goes with it); else -1.
+   */
+  int controlBuffer(int places) {
+    return sendsOutstanding + places <= sendDepth && canPost() ? buffers.takeSend() : -1;
   }
 
-  /** The peer said DONE for rendezvous message {@code id}: its key is revoked (see {@link RendezvousSender#done}). */
-  void rendezvousDone(int id) {
-    String violation = rendezvous.done(id);
-    if (violation != null) {
-      connection.protocolError(violation);
-    }
-  }
-
-  /** Rendezvous messages awaiting the peer's DONE (see {@link RendezvousSender#awaitingDone}). */
-  int awaitingDone() {
-    return rendezvous.awaitingDone();
-  }
-
-  /** DONEs this side owes the peer and messages it awaits one for: a dispose waits for them as for sends. */
-  int rendezvousOutstanding() {
-    return donesDue.size() + rendezvous.awaitingDone();
-  }
-
-  /** A rendezvous key's bind or invalidate retired. */
-  void keyRetired(boolean invalidate, boolean success) {
-    rendezvous.keyRetired(invalidate, success);
+  /** Posts {@code length} bytes of send buffer {@code index} as a data SEND with header {@code kind}; returns its sequence number. */
+  long postControl(int index, int length, int kind) {
+    sendRequest.reset(CompletionDispatcher.DATA | index, opcode()).gather(buffers.sendRegion(index), buffers.offset(index), length);
+    queueData(false, kind, false);
+    return dataPosted;
   }
 
   private void pumpItems() {
@@ -350,18 +316,15 @@ final class OutboundSender {
   }
 
   /**
-   * Sends the current message by rendezvous: exposes it (a window's bind queued first, where it is
-   * one) and posts its descriptor, one SEND; false when out of credits, buffers or send queue room.
-   * A message that cannot be exposed fails its source alone.
+   * Sends the current message by rendezvous ({@link RendezvousSender#send}); false when out of
+   * credits, buffers or send queue room. A message that cannot be exposed fails its source alone.
    */
   private boolean postRendezvous(RegisteredMessage m) {
     postBatch();
-    if (!canPost() || sendsOutstanding + 2 > sendDepth) {
-      return false;
-    }
-    RendezvousSender.Entry e;
     try {
-      e = rendezvous.expose(m, keyRequest);
+      if (!rendezvous.send(m)) {
+        return false;
+      }
     } catch (RuntimeException ex) {
       fragmenter.abandon();
       m.release();
@@ -371,15 +334,6 @@ final class OutboundSender {
       }
       return true;
     }
-    if (e.window != null) {
-      queueLocal(keyRequest); // room checked above; executes before the descriptor, in order
-    }
-    int index = buffers.takeSend();
-    RendezvousSender.writeDescriptor(buffers.sendMemory(index), buffers.offset(index), e);
-    sendRequest.reset(CompletionDispatcher.DATA | index, opcode())
-        .gather(buffers.sendRegion(index), buffers.offset(index), Protocol.DESCRIPTOR);
-    queueData(false, Protocol.RNDV, false);
-    rendezvous.posted(e, dataPosted); // released once the peer is done and the key revoked
     counters.bytesSent(m.length());
     fragmenter.advance((int) fragmenter.length());
     counters.messagesPosted(dataPosted, 1);
@@ -440,7 +394,8 @@ final class OutboundSender {
   /** Sends a credit-only message when the grants owed call for one (framed mode). */
   void sendCredits() {
     if (!raw) {
-      rendezvousDue(); // before the update: a DONE carries the grants too
+      rendezvous.dueWork(); // before the update: a DONE carries the grants too
+      acknowledge(); // a registration revoked just now released its message
     }
     if (raw || sendsOutstanding >= sendDepth || !window.creditUpdateDue()) {
       return;
@@ -517,11 +472,6 @@ final class OutboundSender {
   /** The queue pair is destroyed: see {@link RegisteredSends#releaseAll}. */
   void releaseRegistered() {
     registered.releaseAll();
-  }
-
-  /** Closing, the queue pair disconnected and its work requests done: see {@link RendezvousSender#releaseAll}. */
-  void releaseRendezvous() {
-    rendezvous.releaseAll();
   }
 
   /** Closing: fails the sources whose sends never all completed. */

@@ -53,8 +53,15 @@ final class RendezvousSender {
   }
 
   private final ConnectionOperations connection;
+  private final OutboundSender out;
+  private final RegisteredBuffers buffers;
   private final ProtectionDomain pd;
   private final Duration deadline;
+  /** The bind or LOCAL_INV being queued. */
+  private final SendRequest keyRequest = new SendRequest();
+  private final RendezvousReceiver.Post localPost;
+  /** Ids of rendezvous messages this side has read, whose DONE is still to be sent. */
+  private final ArrayDeque<Integer> donesDue = new ArrayDeque<>();
   private boolean windows;
   private final ArrayDeque<MemoryWindow> freeWindows = new ArrayDeque<>();
   /** Exposed, in descriptor order; the head ones may be done and waiting for their LOCAL_INV to retire. */
@@ -64,12 +71,72 @@ final class RendezvousSender {
   private int nextId;
   private int invalidatesPosted;
 
-  RendezvousSender(ConnectionOperations connection, ProtectionDomain pd, Duration deadline) {
+  RendezvousSender(ConnectionOperations connection, OutboundSender out, RegisteredBuffers buffers, Duration deadline) {
     this.connection = connection;
-    this.pd = pd;
+    this.out = out;
+    this.buffers = buffers;
+    this.pd = connection.protectionDomain();
     this.deadline = deadline;
+    this.localPost = out::queueLocal;
     // rxe's responder checks a window's READs against the region, not the window (docs/design.md).
     this.windows = !pd.context().deviceName().startsWith("rxe");
+  }
+
+  /**
+   * Sends {@code m} by rendezvous: exposes it (a window's bind queued first, where it is one, which
+   * executes before the descriptor, in order) and posts its descriptor, one SEND. False, doing
+   * nothing, when out of credits, buffers or send queue room; throws, exposing nothing, when the
+   * exposure fails.
+   */
+  boolean send(RegisteredMessage m) {
+    int index = out.controlBuffer(2);
+    if (index < 0) {
+      return false;
+    }
+    Entry e;
+    try {
+      e = expose(m, keyRequest);
+    } catch (RuntimeException ex) {
+      buffers.freeSend(index);
+      throw ex;
+    }
+    if (e.window != null) {
+      out.queueLocal(keyRequest); // room checked above
+    }
+    writeDescriptor(buffers.sendMemory(index), buffers.offset(index), e);
+    posted(e, out.postControl(index, Protocol.DESCRIPTOR, Protocol.RNDV));
+    return true;
+  }
+
+  /**
+   * The rendezvous' own work, each drain: DONEs owed to the peer (as credits allow), keys of
+   * messages done to revoke, and the deadline of the DONEs the peer owes.
+   */
+  void dueWork() {
+    Integer id;
+    int index;
+    while ((id = donesDue.peek()) != null && (index = out.controlBuffer(1)) >= 0) {
+      donesDue.poll();
+      buffers.sendMemory(index).set(BatchDecoder.INT, buffers.offset(index), id);
+      out.postControl(index, Protocol.DONE_LENGTH, Protocol.DONE);
+    }
+    revokeDone(keyRequest, localPost);
+    Entry late = expired();
+    if (late != null && connection.failure() == null) {
+      connection.protocolError("it did not finish reading rendezvous message " + late.id + " (" + late.message.length()
+          + " bytes) within " + deadline + " (RdmaOption.CLOSE_TIMEOUT)");
+      connection.drain(); // once more: the failure disconnects
+    }
+  }
+
+  /** This side has read rendezvous message {@code id}: the peer is told DONE as soon as a credit allows. */
+  void queueDone(int id) {
+    donesDue.add(id);
+  }
+
+  /** DONEs this side owes the peer and messages it awaits one for: a dispose waits for them as for sends. */
+  int outstanding() {
+    return donesDue.size() + awaitingDone();
   }
 
   /**
@@ -77,7 +144,7 @@ final class RendezvousSender {
    * the descriptor (returned entry's window non-null). Throws when the registration fails; nothing
    * is exposed then.
    */
-  Entry expose(RegisteredMessage m, SendRequest bind) {
+  private Entry expose(RegisteredMessage m, SendRequest bind) {
     int id = nextId++;
     MemoryRegion region = m.region();
     if (windows && region.access().contains(Access.MW_BIND)) {
@@ -99,7 +166,7 @@ final class RendezvousSender {
   }
 
   /** Writes {@code e}'s descriptor ({@link Protocol#DESCRIPTOR} bytes) at {@code offset} of {@code memory}. */
-  static void writeDescriptor(MemorySegment memory, long offset, Entry e) {
+  private static void writeDescriptor(MemorySegment memory, long offset, Entry e) {
     memory.set(BatchDecoder.INT, offset, e.id);
     memory.set(BatchDecoder.INT, offset + 4, e.message.length());
     memory.set(BatchDecoder.INT, offset + 8, (int) (e.address >>> 32));
@@ -109,7 +176,7 @@ final class RendezvousSender {
   }
 
   /** {@code e}'s descriptor is data send {@code sequence}: its deadline starts. */
-  void posted(Entry e, long sequence) {
+  private void posted(Entry e, long sequence) {
     e.sequence = sequence;
     exposed.add(e);
     e.timer = connection.schedule(() -> {
@@ -118,8 +185,16 @@ final class RendezvousSender {
     }, deadline);
   }
 
+  /** The peer said DONE for {@code id}: its key is revoked; a DONE out of order fails the connection. */
+  void doneReceived(int id) {
+    String violation = done(id);
+    if (violation != null) {
+      connection.protocolError(violation);
+    }
+  }
+
   /** The peer said DONE for {@code id}: null, or the violation (not the oldest message it reads). */
-  @Nullable String done(int id) {
+  private @Nullable String done(int id) {
     for (Entry e : exposed) {
       if (!e.done) {
         if (e.id != id) {
@@ -138,7 +213,7 @@ final class RendezvousSender {
    * a window by a LOCAL_INV that {@code post} queues (released when it retires). False when the
    * send queue had no room for one.
    */
-  boolean revokeDone(SendRequest invalidate, RendezvousReceiver.Post post) {
+  private boolean revokeDone(SendRequest invalidate, RendezvousReceiver.Post post) {
     int skip = invalidatesPosted;
     for (;;) {
       Entry e = nth(skip);
@@ -225,18 +300,13 @@ final class RendezvousSender {
   }
 
   /** The oldest message the peer has not said DONE for, when its deadline passed; else null. */
-  @Nullable Entry expired() {
+  private @Nullable Entry expired() {
     for (Entry e : exposed) {
       if (!e.done) {
         return e.expired ? e : null;
       }
     }
     return null;
-  }
-
-  /** The deadline the peer has to say DONE. */
-  Duration deadline() {
-    return deadline;
   }
 
   /**

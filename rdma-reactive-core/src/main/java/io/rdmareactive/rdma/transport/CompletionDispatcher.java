@@ -154,7 +154,7 @@ final class CompletionDispatcher implements CompletionRing.Handler, SendDoorbell
     }
     sender.sendCompleted(tag == DATA || tag == ZERO_COPY, bufferGone || tag == ZERO_COPY ? -1 : (int) wrId, success);
     if (tag == RNDV_READ) {
-      receiver.readRetired(success);
+      receiver.rendezvous().readRetired(success);
     } else if (tag == RNDV_BIND || tag == RNDV_INVALIDATE) {
       sender.rendezvous().keyRetired(tag == RNDV_INVALIDATE, success);
     }

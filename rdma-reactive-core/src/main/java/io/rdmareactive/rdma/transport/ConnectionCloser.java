@@ -254,7 +254,7 @@ final class ConnectionCloser {
     try {
       sender.rendezvous().releaseAll();
     } finally {
-      receiver.releaseReadTargets();
+      receiver.rendezvous().close();
     }
   }
 

@@ -202,7 +202,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
 
   /** Registrations its READ targets took so far (see {@link ReadTargetPool#registrations}). */
   long readTargetRegistrations() {
-    return receiver.readTargetRegistrations();
+    return receiver.rendezvous().registrations();
   }
 
   /** This connection's counters (the engine's parts and its message views count into them). */

@@ -39,9 +39,6 @@ final class InboundReceiver {
   private final ReceiveRequest receiveRequest = new ReceiveRequest();
   private final ReceiveDoorbell receives;
   private final RendezvousReceiver rendezvous;
-  private final java.util.function.Consumer<RdmaMessage> deliverRead = this::deliverRead;
-  private final RendezvousReceiver.DoneSink doneSink = this::doneRead;
-  private final RendezvousReceiver.Post readPost = this::postRead;
 
   // Inputs from any thread.
   private final InboundDemand demand;
@@ -78,39 +75,15 @@ final class InboundReceiver {
     this.fragments = new FragmentReceiver(connection, buffers, counters, shared, config.get(RdmaOption.MAX_INBOUND_BYTES),
         ConnectionOperations.inboundMessageLimit(config));
     this.waitingReceives = new int[3 * receiveCount];
-    int maxReadBytes = config.get(RdmaOption.MAX_READ_BYTES);
-    this.rendezvous = new RendezvousReceiver(connection, counters, fragments,
-        new ReadTargetPool(connection.protectionDomain(), maxReadBytes), ConnectionOperations.inboundMessageLimit(config),
-        maxReadBytes);
+    this.rendezvous = new RendezvousReceiver(connection, counters, fragments, config, m -> {
+      ready.add(m); // read whole: it waits for the subscriber as a reassembled one does
+      readyHeap++;
+    });
   }
 
-  /** A rendezvous message was read whole: it waits for the subscriber as a reassembled one does. */
-  private void deliverRead(RdmaMessage m) {
-    ready.add(m);
-    readyHeap++;
-  }
-
-  private void doneRead(int id) {
-    connection.sender().rendezvous().queueDone(id);
-  }
-
-  private boolean postRead(io.rdmareactive.rdma.verbs.SendRequest r) {
-    return connection.sender().queueLocal(r);
-  }
-
-  /** A rendezvous READ retired (see {@link RendezvousReceiver#readRetired}). */
-  void readRetired(boolean success) {
-    rendezvous.readRetired(success, deliverRead, doneSink);
-  }
-
-  /** Registrations its READ targets took so far. */
-  long readTargetRegistrations() {
-    return rendezvous.registrations();
-  }
-
-  /** Closing, no READ outstanding: READ targets go back (see {@link RendezvousReceiver#close}). */
-  void releaseReadTargets() {
-    rendezvous.close();
+  /** The receiving half of the rendezvous. */
+  RendezvousReceiver rendezvous() {
+    return rendezvous;
   }
 
   /** The inbound Flux: one subscriber, whose demand posts receives. */
@@ -162,7 +135,8 @@ final class InboundReceiver {
       return;
     }
     if ((imm & Protocol.DONE) != 0) { // no message: never waits behind those that wait for demand
-      takeRendezvous(index, byteLength, imm);
+      rendezvous.take(buffers.receiveMemory(index), buffers.offset(index), byteLength, imm);
+      buffers.freeReceive(index);
       return;
     }
     if (waitingCount > 0 || !take(index, byteLength, imm)) {
@@ -197,7 +171,8 @@ final class InboundReceiver {
       if (fragments.isFragment(imm)) {
         return fragments.broken(index, "it sent a rendezvous flag on a fragment");
       }
-      takeRendezvous(index, length, imm);
+      rendezvous.take(buffers.receiveMemory(index), buffers.offset(index), length, imm);
+      buffers.freeReceive(index);
       return true;
     }
     if ((imm & Protocol.BATCH) != 0) {
@@ -222,27 +197,6 @@ final class InboundReceiver {
       counters.messageReceived();
     }
     return true;
-  }
-
-  /** A rendezvous descriptor or a DONE in receive buffer {@code index}, which goes back at once. */
-  private void takeRendezvous(int index, int length, int imm) {
-    MemorySegment memory = buffers.receiveMemory(index);
-    long offset = buffers.offset(index);
-    String violation;
-    if ((imm & Protocol.DONE) != 0) {
-      violation = length != Protocol.DONE_LENGTH ? "it sent a DONE of " + length + " bytes, not " + Protocol.DONE_LENGTH : null;
-      int id = violation == null ? memory.get(BatchDecoder.INT, offset) : 0;
-      buffers.freeReceive(index);
-      if (violation == null) {
-        connection.sender().rendezvous().doneReceived(id);
-      }
-    } else {
-      violation = rendezvous.descriptor(memory, offset, length);
-      buffers.freeReceive(index);
-    }
-    if (violation != null) {
-      connection.protocolError(violation);
-    }
   }
 
   /**
@@ -374,11 +328,7 @@ final class InboundReceiver {
   /** Posts receives up to the subscriber's demand (framed) or all of them (raw). */
   void postReceives() {
     if (!raw) {
-      if (demand.cancelled) {
-        rendezvous.dropPending(doneSink);
-      }
-      boolean demanded = demand.subscriber != null && !demand.cancelled && demand.requested.get() > ready.size();
-      rendezvous.pump(demanded, readPost);
+      rendezvous.pump(demand.cancelled, demand.subscriber != null && demand.requested.get() > ready.size());
     }
     if (waitingCount > 0) {
       return; // a message waits for budget: the peer gets no credit until it fits

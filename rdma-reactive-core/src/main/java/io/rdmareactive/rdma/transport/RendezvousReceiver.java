@@ -31,6 +31,10 @@ final class RendezvousReceiver {
   private final ReadTargetPool pool;
   private final long maxMessage;
   private final int maxReadBytes;
+  /** Where a message read whole goes: the messages waiting for the subscriber. */
+  private final Consumer<RdmaMessage> deliver;
+  /** READs go on the connection's send queue, through its outbound side. */
+  private final Post post;
   private final SendRequest read = new SendRequest();
   private final ArrayDeque<Descriptor> pending = new ArrayDeque<>();
   private final int[] readLengths = new int[READ_DEPTH];
@@ -43,20 +47,42 @@ final class RendezvousReceiver {
   private long completed;
 
   RendezvousReceiver(ConnectionOperations connection, ConnectionCounters counters, FragmentReceiver budget,
-      ReadTargetPool pool, long maxMessage, int maxReadBytes) {
+      TransportConfig config, Consumer<RdmaMessage> deliver) {
     this.connection = connection;
     this.counters = counters;
     this.budget = budget;
-    this.pool = pool;
-    this.maxMessage = maxMessage;
-    this.maxReadBytes = maxReadBytes;
+    this.maxReadBytes = config.get(RdmaOption.MAX_READ_BYTES);
+    this.pool = new ReadTargetPool(connection.protectionDomain(), maxReadBytes);
+    this.maxMessage = ConnectionOperations.inboundMessageLimit(config);
+    this.deliver = deliver;
+    this.post = r -> connection.sender().queueLocal(r);
+  }
+
+  /**
+   * A descriptor or a DONE ({@code imm} says which) of {@code length} bytes at {@code offset} of
+   * {@code memory}, a receive buffer the caller gives back after: a descriptor is queued, a DONE
+   * goes to the sending half; either fails the connection when malformed.
+   */
+  void take(MemorySegment memory, long offset, int length, int imm) {
+    String violation;
+    if ((imm & Protocol.DONE) != 0) {
+      violation = length != Protocol.DONE_LENGTH ? "it sent a DONE of " + length + " bytes, not " + Protocol.DONE_LENGTH : null;
+      if (violation == null) {
+        connection.sender().rendezvous().doneReceived(memory.get(BatchDecoder.INT, offset));
+      }
+    } else {
+      violation = descriptor(memory, offset, length);
+    }
+    if (violation != null) {
+      connection.protocolError(violation);
+    }
   }
 
   /**
    * A descriptor of {@code length} bytes at {@code offset} of {@code memory} (a receive buffer the
    * caller gives back after): queued, or null; else the violation, and nothing is queued.
    */
-  @Nullable String descriptor(MemorySegment memory, long offset, int length) {
+  private @Nullable String descriptor(MemorySegment memory, long offset, int length) {
     if (length != Protocol.DESCRIPTOR) {
       return "it sent a rendezvous descriptor of " + length + " bytes, not " + Protocol.DESCRIPTOR;
     }
@@ -78,11 +104,11 @@ final class RendezvousReceiver {
    * waiting for it are, and the peer is told DONE for each so that its sends complete and its keys
    * go (the one being read finishes, and is dropped on delivery).
    */
-  void dropPending(DoneSink done) {
+  private void dropPending() {
     Descriptor keep = active != null ? pending.poll() : null;
     Descriptor d;
     while ((d = pending.poll()) != null) {
-      done.done(d.id());
+      connection.sender().rendezvous().queueDone(d.id());
     }
     if (keep != null) {
       pending.add(keep);
@@ -100,14 +126,17 @@ final class RendezvousReceiver {
   }
 
   /**
-   * Posts READs through {@code post} (which queues one on the send queue, false when it is full):
-   * starts the next message when the subscriber has {@code demand} and the budgets hold it, and
-   * keeps the one being read going within the bounds.
+   * Posts READs on the send queue: starts the next message when the subscriber has {@code demand}
+   * and the budgets hold it, and keeps the one being read going within the bounds. A subscriber
+   * that {@code cancelled} has the messages not yet being read dropped ({@link #dropPending}).
    */
-  void pump(boolean demand, Post post) {
+  void pump(boolean cancelled, boolean demand) {
+    if (cancelled) {
+      dropPending();
+    }
     if (active == null) {
       Descriptor d = pending.peek();
-      if (d == null || !demand || connection.failure() != null || !budget.tryReserve(d.length())) {
+      if (d == null || !demand || cancelled || connection.failure() != null || !budget.tryReserve(d.length())) {
         return;
       }
       target = pool.take(d.length());
@@ -135,11 +164,11 @@ final class RendezvousReceiver {
   }
 
   /**
-   * The oldest READ outstanding retired: once the message is whole it goes to {@code deliver}, and
-   * its id to {@code done}. A failed READ fails the connection (the dispatcher says why); the
-   * target stays until {@link #close()}.
+   * The oldest READ outstanding retired: once the message is whole it is delivered, and the peer
+   * is told DONE. A failed READ fails the connection (the dispatcher says why); the target stays
+   * until {@link #close()}.
    */
-  void readRetired(boolean success, Consumer<RdmaMessage> deliver, DoneSink done) {
+  void readRetired(boolean success) {
     int n = readLengths[readsHead];
     readsHead = (readsHead + 1) % READ_DEPTH;
     readsOutstanding--;
@@ -159,13 +188,7 @@ final class RendezvousReceiver {
     counters.bytesReceived(d.length());
     counters.messageReceived();
     deliver.accept(new ReadView(counters, pool, t, d.length()));
-    done.done(d.id());
-  }
-
-  /** Where a DONE goes. */
-  interface DoneSink {
-    /** The message {@code id} is read: the peer may revoke its key. */
-    void done(int id);
+    connection.sender().rendezvous().queueDone(d.id());
   }
 
   /**

@@ -195,6 +195,16 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     return endpoint.protectionDomain();
   }
 
+  /** Its outbound side: the inbound side hands it the rendezvous' READs and DONEs (drain state). */
+  OutboundSender sender() {
+    return sender;
+  }
+
+  /** Registrations its READ targets took so far (see {@link ReadTargetPool#registrations}). */
+  long readTargetRegistrations() {
+    return receiver.rendezvous().registrations();
+  }
+
   /** This connection's counters (the engine's parts and its message views count into them). */
   ConnectionCounters counters() {
     return counters;

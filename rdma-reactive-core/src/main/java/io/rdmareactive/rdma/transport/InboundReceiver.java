@@ -38,6 +38,7 @@ final class InboundReceiver {
   private final BatchDecoder batch = new BatchDecoder();
   private final ReceiveRequest receiveRequest = new ReceiveRequest();
   private final ReceiveDoorbell receives;
+  private final RendezvousReceiver rendezvous;
 
   // Inputs from any thread.
   private final InboundDemand demand;
@@ -74,6 +75,15 @@ final class InboundReceiver {
     this.fragments = new FragmentReceiver(connection, buffers, counters, shared, config.get(RdmaOption.MAX_INBOUND_BYTES),
         ConnectionOperations.inboundMessageLimit(config));
     this.waitingReceives = new int[3 * receiveCount];
+    this.rendezvous = new RendezvousReceiver(connection, counters, fragments, config, m -> {
+      ready.add(m); // read whole: it waits for the subscriber as a reassembled one does
+      readyHeap++;
+    });
+  }
+
+  /** The receiving half of the rendezvous. */
+  RendezvousReceiver rendezvous() {
+    return rendezvous;
   }
 
   /** The inbound Flux: one subscriber, whose demand posts receives. */
@@ -124,6 +134,11 @@ final class InboundReceiver {
       buffers.freeReceive(index);
       return;
     }
+    if ((imm & Protocol.DONE) != 0) { // no message: never waits behind those that wait for demand
+      rendezvous.take(buffers.receiveMemory(index), buffers.offset(index), byteLength, imm);
+      buffers.freeReceive(index);
+      return;
+    }
     if (waitingCount > 0 || !take(index, byteLength, imm)) {
       int at = 3 * ((waitingHead + waitingCount++) % receiveCount);
       waitingReceives[at] = index;
@@ -149,6 +164,17 @@ final class InboundReceiver {
    * taking nothing, when it begins a fragmented message that the budget cannot hold yet.
    */
   private boolean take(int index, int length, int imm) {
+    if ((imm & Protocol.RNDV) == 0 && rendezvous.waiting() > 0) {
+      return false; // behind a rendezvous message still to be read: messages arrive in order
+    }
+    if ((imm & (Protocol.RNDV | Protocol.DONE)) != 0) {
+      if (fragments.isFragment(imm)) {
+        return fragments.broken(index, "it sent a rendezvous flag on a fragment");
+      }
+      rendezvous.take(buffers.receiveMemory(index), buffers.offset(index), length, imm);
+      buffers.freeReceive(index);
+      return true;
+    }
     if ((imm & Protocol.BATCH) != 0) {
       if (fragments.isFragment(imm)) { // MORE, or in the middle of a fragmented message
         return fragments.broken(index, "it sent a batch flag on a fragment");
@@ -206,6 +232,11 @@ final class InboundReceiver {
    * closer to its maximum size.
    */
   private static @Nullable String framingViolation(int imm, int length) {
+    int rendezvous = imm & (Protocol.RNDV | Protocol.DONE);
+    if (rendezvous != 0 && (rendezvous == (Protocol.RNDV | Protocol.DONE)
+        || (imm & (Protocol.CREDIT | Protocol.MORE | Protocol.BATCH)) != 0)) {
+      return "it sent a rendezvous header with other flags (RNDV with DONE, CREDIT, MORE or BATCH)";
+    }
     if ((imm & Protocol.CREDIT) != 0) {
       if (length > 0 || (imm & (Protocol.MORE | Protocol.BATCH)) != 0) {
         return "it sent a credit update with a payload, a fragment or a batch flag";
@@ -256,6 +287,7 @@ final class InboundReceiver {
           }
         } else {
           fragments.unreserve(m.length());
+          m.release(); // a rendezvous message's pooled memory goes back; a heap one's is garbage anyway
         }
       }
       readyHeap = 0;
@@ -295,6 +327,9 @@ final class InboundReceiver {
 
   /** Posts receives up to the subscriber's demand (framed) or all of them (raw). */
   void postReceives() {
+    if (!raw) {
+      rendezvous.pump(demand.cancelled, demand.subscriber != null && demand.requested.get() > ready.size());
+    }
     if (waitingCount > 0) {
       return; // a message waits for budget: the peer gets no credit until it fits
     }
@@ -303,6 +338,10 @@ final class InboundReceiver {
       target = receiveCount;
     } else {
       long wanted = demand.cancelled ? Long.MAX_VALUE : demand.subscriber == null ? 0 : demand.requested.get();
+      // A DONE the peer owes takes a credit: two receives per message awaiting one, as demand
+      // would post, so that its grants reach the update threshold (CreditWindow, rule 2).
+      long forDones = 2L * connection.sender().rendezvous().awaitingDone();
+      wanted = wanted > Long.MAX_VALUE - forDones ? Long.MAX_VALUE : wanted + forDones;
       long uncovered = Math.max(0, wanted - ready.size());
       int room = Math.max(0, bufferCount - held);
       // The reserve is reposted whatever the demand, and each repost is granted: a peer that
@@ -311,7 +350,7 @@ final class InboundReceiver {
       // peer sending fragments to a subscriber without demand would fill the heap, a message per
       // grant. So at most receiveCount messages ever wait, however they came.
       target = Math.min(Protocol.RESERVE + (int) Math.min(uncovered, room),
-          receiveCount - held - readyHeap);
+          receiveCount - held - readyHeap - rendezvous.waiting());
     }
     while (posted < target && buffers.freeReceives() > 0) {
       int taken = receives.post(target - posted); // one ibv_post_recv for the lot
@@ -359,6 +398,11 @@ final class InboundReceiver {
         if (buffers.dropUndelivered(rv.index)) {
           held--;
         }
+      } else if (m instanceof ReadView rv) {
+        // Its target's registration goes with the rest; its memory would wait for a subscriber that may never come.
+        m = new HeapMessage(rv.toByteArray());
+        counters.bytesCopied(rv.length());
+        rv.release();
       }
       ready.add(m);
     }

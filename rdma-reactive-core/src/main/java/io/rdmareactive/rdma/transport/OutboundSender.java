@@ -32,6 +32,9 @@ final class OutboundSender {
   /** Two gather entries: a message from registered memory may need its declared length from a send buffer before it. */
   private final SendRequest sendRequest = new SendRequest(2);
   private final RegisteredSends registered;
+  private final RendezvousSender rendezvous;
+  /** Registered messages longer than this go by rendezvous (0: none do). */
+  private final int rendezvousThreshold;
   /** Where sources come in, from any thread; the drain takes them and {@link #enqueue}s them. */
   final SendIntake intake;
   private final ArrayDeque<SendSource> sources = new ArrayDeque<>();
@@ -59,6 +62,8 @@ final class OutboundSender {
     this.copier = new SendCopier(connection, buffers, counters, config.bufferCount());
     this.batch = new BatchWriter(buffers, copier);
     this.registered = new RegisteredSends(buffers);
+    this.rendezvous = new RendezvousSender(connection, this, buffers, config.get(RdmaOption.CLOSE_TIMEOUT));
+    this.rendezvousThreshold = raw ? 0 : config.get(RdmaOption.RENDEZVOUS_THRESHOLD);
   }
 
   /** Queues a source behind those already sending. */
@@ -77,6 +82,39 @@ final class OutboundSender {
   void pump() {
     pumpItems();
     postBatch();
+  }
+
+  /** The rendezvous of this connection, both ways' bookkeeping of the sending side. */
+  RendezvousSender rendezvous() {
+    return rendezvous;
+  }
+
+  /**
+   * Queues a work request that is no data send (a window's bind or invalidate, a READ): it takes a
+   * place in the send queue, no buffer and no credit. False, queuing nothing, when the queue is full.
+   */
+  boolean queueLocal(SendRequest r) {
+    if (sendsOutstanding >= sendDepth) {
+      return false;
+    }
+    doorbell.queue(r);
+    sent();
+    return true;
+  }
+
+  /**
+   * A send buffer for a rendezvous SEND (a descriptor, a DONE) when a credit allows one and the send
+   * queue has {@code places} (the SEND and what goes with it); else -1.
+   */
+  int controlBuffer(int places) {
+    return sendsOutstanding + places <= sendDepth && canPost() ? buffers.takeSend() : -1;
+  }
+
+  /** Posts {@code length} bytes of send buffer {@code index} as a data SEND with header {@code kind}; returns its sequence number. */
+  long postControl(int index, int length, int kind) {
+    sendRequest.reset(CompletionDispatcher.DATA | index, opcode()).gather(buffers.sendRegion(index), buffers.offset(index), length);
+    queueData(false, kind, false);
+    return dataPosted;
   }
 
   private void pumpItems() {
@@ -144,7 +182,11 @@ final class OutboundSender {
             : Math.max(1, (fragmenter.chunk() - Protocol.BATCH_COUNT) / (size + Protocol.BATCH_LENGTH));
         fragmenter.start(sendable, size);
       }
-      if (!raw && batches(fragmenter.message(), fragmenter.length()) ? !batchMessage() : !postChunks()) {
+      Object current = fragmenter.message();
+      boolean progressed = current instanceof RegisteredMessage r && rendezvousThreshold > 0
+          && r.length() > rendezvousThreshold ? postRendezvous(r)
+          : !raw && batches(current, fragmenter.length()) ? batchMessage() : postChunks();
+      if (!progressed) {
         SendSource head = sources.peek();
         if (head != null) {
           requestMore(head);
@@ -273,6 +315,31 @@ final class OutboundSender {
     }
   }
 
+  /**
+   * Sends the current message by rendezvous ({@link RendezvousSender#send}); false when out of
+   * credits, buffers or send queue room. A message that cannot be exposed fails its source alone.
+   */
+  private boolean postRendezvous(RegisteredMessage m) {
+    postBatch();
+    try {
+      if (!rendezvous.send(m)) {
+        return false;
+      }
+    } catch (RuntimeException ex) {
+      fragmenter.abandon();
+      m.release();
+      SendSource src = sources.poll();
+      if (src != null) {
+        src.fail(ex);
+      }
+      return true;
+    }
+    counters.bytesSent(m.length());
+    fragmenter.advance((int) fragmenter.length());
+    counters.messagesPosted(dataPosted, 1);
+    return true;
+  }
+
   /** Writes the message's length at the start of send buffer {@code index}: a first fragment's declaration. */
   private void declareLength(int index) {
     buffers.sendMemory(index).set(BatchDecoder.INT, buffers.offset(index), (int) fragmenter.length());
@@ -290,7 +357,7 @@ final class OutboundSender {
     }
     registered.gather(sendRequest.reset(index >= 0 ? CompletionDispatcher.DATA | index : CompletionDispatcher.ZERO_COPY,
         opcode()), m, index, declared, fragmenter.offset(), length);
-    queueData(more, false, false);
+    queueData(more, 0, false);
   }
 
   private SendRequest.Opcode opcode() {
@@ -302,14 +369,14 @@ final class OutboundSender {
     sendRequest.reset(CompletionDispatcher.DATA | index, opcode())
         .gather(buffers.sendRegion(index), buffers.offset(index) + at, length);
     int inline = config.inlineThreshold();
-    queueData(more, batched, inline > 0 && length <= inline);
+    queueData(more, batched ? Protocol.BATCH : 0, inline > 0 && length <= inline);
   }
 
-  /** Queues the data send filled in {@link #sendRequest}, with the header its flags call for. */
-  private void queueData(boolean more, boolean batched, boolean inline) {
+  /** Queues the data send filled in {@link #sendRequest}, with the header its flags call for ({@code kind}: BATCH, RNDV, DONE or 0). */
+  private void queueData(boolean more, int kind, boolean inline) {
     sendRequest.flags(SendRequest.SIGNALED | (inline ? SendRequest.INLINE : 0));
     if (!raw) {
-      sendRequest.immediate(window.header(more, false) | (batched ? Protocol.BATCH : 0));
+      sendRequest.immediate(window.header(more, false) | kind);
     }
     doorbell.queue(sendRequest);
     if (!raw && !window.sent()) {
@@ -326,6 +393,10 @@ final class OutboundSender {
 
   /** Sends a credit-only message when the grants owed call for one (framed mode). */
   void sendCredits() {
+    if (!raw) {
+      rendezvous.dueWork(); // before the update: a DONE carries the grants too
+      acknowledge(); // a registration revoked just now released its message
+    }
     if (raw || sendsOutstanding >= sendDepth || !window.creditUpdateDue()) {
       return;
     }
@@ -374,7 +445,7 @@ final class OutboundSender {
   void acknowledge() {
     SendSource head;
     while ((head = awaitingAck.peek()) != null && head.lastSequence <= dataCompleted
-        && head.lastSequence < firstFailedData) {
+        && head.lastSequence < firstFailedData && rendezvous.settledThrough(head.lastSequence)) {
       awaitingAck.poll();
       head.complete();
     }
@@ -405,6 +476,8 @@ final class OutboundSender {
 
   /** Closing: fails the sources whose sends never all completed. */
   void failUnacknowledged(Throwable e) {
+    rendezvous.releaseDone();
+    acknowledge(); // the sends of messages the peer read whole succeeded
     SendSource unacknowledged;
     while ((unacknowledged = awaitingAck.poll()) != null) {
       unacknowledged.fail(e);

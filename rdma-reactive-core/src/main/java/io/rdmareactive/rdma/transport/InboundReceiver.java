@@ -114,7 +114,7 @@ final class InboundReceiver {
       deliverChecked(index, byteLength);
       return;
     }
-    if (!hasImmediate || (immediateData & Protocol.RESERVED_MASK) != 0) {
+    if (HeaderRules.unframed(hasImmediate, immediateData)) {
       buffers.freeReceive(index);
       connection.protocolError("it sent a SEND without a valid rdma-reactive header (reserved bits set, or no immediate data)");
       return;
@@ -122,7 +122,7 @@ final class InboundReceiver {
     int imm = immediateData;
     String violation = window.arrived(imm);
     if (violation == null) {
-      violation = framingViolation(imm, byteLength);
+      violation = HeaderRules.violation(imm, byteLength);
     }
     if (violation != null) {
       buffers.freeReceive(index);
@@ -220,34 +220,6 @@ final class InboundReceiver {
       counters.bytesReceived(n);
       counters.messageReceived();
     }
-  }
-
-  /**
-   * What is wrong with a SEND of {@code length} bytes with header {@code imm} that the credits
-   * allowed, or null. Each rule is one the sender keeps, and the last two end a ping-pong a peer
-   * could keep up with a receiver that has no demand, whose reserve receives it reposts and grants
-   * whatever comes: a credit update carries at least two grants ({@link CreditWindow}, rule 2, so
-   * that updates answering updates die out), and a fragment that announces more is never empty
-   * (the fragmenter fills every fragment but the last), so that each one brings the message
-   * closer to its maximum size.
-   */
-  private static @Nullable String framingViolation(int imm, int length) {
-    int rendezvous = imm & (Protocol.RNDV | Protocol.DONE);
-    if (rendezvous != 0 && (rendezvous == (Protocol.RNDV | Protocol.DONE)
-        || (imm & (Protocol.CREDIT | Protocol.MORE | Protocol.BATCH)) != 0)) {
-      return "it sent a rendezvous header with other flags (RNDV with DONE, CREDIT, MORE or BATCH)";
-    }
-    if ((imm & Protocol.CREDIT) != 0) {
-      if (length > 0 || (imm & (Protocol.MORE | Protocol.BATCH)) != 0) {
-        return "it sent a credit update with a payload, a fragment or a batch flag";
-      }
-      if ((imm & Protocol.GRANT_MASK) < 2) {
-        return "it sent a credit update granting " + (imm & Protocol.GRANT_MASK) + " credits (an update grants at least 2)";
-      }
-    } else if ((imm & Protocol.MORE) != 0 && length == 0) {
-      return "it sent an empty fragment";
-    }
-    return null;
   }
 
   /** A whole message in one SEND: delivered, unless it is larger than this side accepts. */

@@ -53,7 +53,7 @@ final class RendezvousSender {
   }
 
   private final ConnectionOperations connection;
-  private final OutboundSender out;
+  private final SendPoster out;
   private final RegisteredBuffers buffers;
   private final ProtectionDomain pd;
   private final Duration deadline;
@@ -71,7 +71,7 @@ final class RendezvousSender {
   private int nextId;
   private int invalidatesPosted;
 
-  RendezvousSender(ConnectionOperations connection, OutboundSender out, RegisteredBuffers buffers, Duration deadline) {
+  RendezvousSender(ConnectionOperations connection, SendPoster out, RegisteredBuffers buffers, Duration deadline) {
     this.connection = connection;
     this.out = out;
     this.buffers = buffers;

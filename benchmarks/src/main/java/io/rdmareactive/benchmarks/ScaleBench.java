@@ -53,7 +53,9 @@ public final class ScaleBench {
         .block(Duration.ofMinutes(30));
     long t1 = System.nanoTime();
     long pinned = pinnedKiB() - pinnedBefore;
-    long idleRegistered = conns.stream().mapToLong(c -> c.statistics().registeredBytes()).sum();
+    // Both ends' receive slabs are the loops' (shared receive queue): half of them counts for the clients.
+    long idleRegistered = conns.stream().mapToLong(c -> c.statistics().registeredBytes()).sum()
+        + loops.registeredReceiveBytes() / 2;
     // A ping, then the stream: unbounded demand both ways (receive() without limitRate), then idle.
     Flux.fromIterable(conns).index().flatMap(t -> t.getT2().outbound()
         .sendString(Flux.just("ping-" + t.getT1()).concatWith(Flux.range(0, messages).map(i -> "m" + i)))
@@ -64,7 +66,8 @@ public final class ScaleBench {
         .then().block(Duration.ofMinutes(30));
     long t2 = System.nanoTime();
     int threadsPeak = Thread.activeCount();
-    long registeredIdle = registered(conns) + registered(served);
+    // The connections' own buffers plus the loops' shared receive slabs (SHARED_RECEIVE_QUEUE).
+    long registeredIdle = registered(conns) + registered(served) + loops.registeredReceiveBytes();
     long rss = statusKiB("VmRSS:");
     System.gc();
     long heapUsed = Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory();

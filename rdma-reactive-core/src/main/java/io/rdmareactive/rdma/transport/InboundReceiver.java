@@ -28,6 +28,8 @@ final class InboundReceiver {
   private final QueuePair qp;
   private final TransportConfig config;
   private final boolean raw;
+  /** Receives come from the loop's shared receive queue: posting is promising grants out of its pool. */
+  private final boolean shared;
   private final int bufferSize;
   private final int bufferCount;
   private final int receiveCount;
@@ -63,6 +65,7 @@ final class InboundReceiver {
     this.qp = qp;
     this.config = config;
     this.raw = config.raw();
+    this.shared = buffers.isShared();
     this.bufferSize = config.bufferSize();
     this.bufferCount = config.bufferCount();
     this.receiveCount = config.receiveBuffers();
@@ -81,8 +84,9 @@ final class InboundReceiver {
     return demand.receive();
   }
 
+  /** Receives posted that will complete or flush: none on a shared receive queue, which keeps them when the QP goes. */
   int posted() {
-    return posted;
+    return shared ? 0 : posted;
   }
 
   /** Takes back the receive buffers of messages released since the last drain. */
@@ -92,12 +96,20 @@ final class InboundReceiver {
 
   /** A receive completed with an error (a flush, mostly): its buffer goes back unposted. */
   void failed(int index) {
+    if (shared && (index = buffers.adopt(index)) < 0) {
+      return; // a receive it was not granted: the connection is failing or failed already
+    }
     posted--;
     buffers.freeReceive(index);
   }
 
   /** A receive completed: a message, a fragment of one, or a credit update. */
   void received(int index, int byteLength, boolean hasImmediate, int immediateData) {
+    if (shared && (index = buffers.adopt(index)) < 0) {
+      // A SEND beyond its grants took a receive of the loop's SRQ: its buffer went back at once.
+      connection.protocolError("it sent beyond the credits granted to it (on the loop's shared receive queue)");
+      return;
+    }
     posted--;
     if (raw) {
       counters.bytesReceived(byteLength);
@@ -179,7 +191,7 @@ final class InboundReceiver {
    */
   private void takeBatch(int index, int length) {
     MemorySegment memory = buffers.receiveMemory(index);
-    long offset = buffers.offset(index);
+    long offset = buffers.receiveOffset(index);
     String violation = BatchDecoder.check(memory, offset, length, config.maxMessageSize());
     if (violation != null) {
       buffers.freeReceive(index);
@@ -314,16 +326,23 @@ final class InboundReceiver {
           receiveCount - held - readyHeap);
     }
     while (posted < target && buffers.freeReceives() > 0) {
-      int taken = receives.post(target - posted); // one ibv_post_recv for the lot
+      int taken = shared ? buffers.promise(target - posted) : receives.post(target - posted); // one ibv_post_recv for the lot
       posted += taken;
       for (int i = 0; !raw && i < taken; i++) {
         window.receivePosted();
       }
       receives.throwIfFailed();
+      if (taken == 0) {
+        break; // the loop's pool lends no more now; a buffer given back drains again
+      }
     }
   }
 
   void postReceive() {
+    if (shared) {
+      posted += buffers.promise(1); // the reserve: always backed by the pool
+      return;
+    }
     int index = buffers.takeReceive();
     qp.postReceive(receiveRequest.set(CompletionDispatcher.RECV | index, buffers.receiveRegion(index), buffers.offset(index),
         bufferSize));

@@ -30,7 +30,7 @@ final class SendCopier {
     long at = buffers.offset(index) + offset;
     switch (m) {
       case byte[] b -> MemorySegment.copy(b, (int) from, to, ValueLayout.JAVA_BYTE, at, length);
-      case ReceivedView v -> MemorySegment.copy(buffers.receiveMemory(v.index), buffers.offset(v.index) + v.start + from,
+      case ReceivedView v -> MemorySegment.copy(buffers.receiveMemory(v.index), buffers.receiveOffset(v.index) + v.start + from,
           to, at, length);
       case OutboundMessage o -> o.copyTo(from, ownBuffer(index, to), offset, length);
       default -> MemorySegment.copy((MemorySegment) m, from, to, at, length);
@@ -50,8 +50,10 @@ final class SendCopier {
       own = ownBuffers = new MemorySegment[sendCount];
     }
     MemorySegment b = own[index];
-    if (b == null) {
-      b = own[index] = chunk.asSlice(buffers.offset(index), buffers.bufferSize);
+    long offset = buffers.offset(index);
+    // A slot of the loop's send pool may be bound to another buffer, or chunk, than last time.
+    if (b == null || b.address() != chunk.address() + offset || !b.scope().isAlive()) {
+      b = own[index] = chunk.asSlice(offset, buffers.bufferSize);
     }
     return b;
   }

@@ -97,4 +97,12 @@ public abstract class TransportConformance {
       return TransportConformance.this.fixture();
     }
   }
+
+  @Nested
+  class LoopNeighbours extends LoopNeighbourConformance {
+    @Override
+    protected TransportFixture fixture() {
+      return TransportConformance.this.fixture();
+    }
+  }
 }

@@ -46,8 +46,13 @@ public abstract class TransportSuite {
   protected final List<RdmaConnection> clients = new ArrayList<>();
 
   protected RdmaServer server() {
-    return RdmaServer.create().host(fixture().host()).port(0).option(RdmaOption.PROVIDER, fixture().provider());
+    return RdmaServer.create().host(fixture().host()).port(0).option(RdmaOption.PROVIDER, fixture().provider())
+        .option(RdmaOption.SHARED_RECEIVE_QUEUE, SHARED_RECEIVE_QUEUE);
   }
+
+  /** The suites' SHARED_RECEIVE_QUEUE: RDMA_SHARED_RECEIVE_QUEUE, else the option's default. */
+  protected static final boolean SHARED_RECEIVE_QUEUE = io.rdmareactive.rdma.conformance.TestSettings.sharedReceiveQueue()
+      .orElse(RdmaOption.SHARED_RECEIVE_QUEUE.defaultValue());
 
   protected RdmaClient client(DisposableRdmaServer server) {
     return client(server.port());
@@ -55,7 +60,7 @@ public abstract class TransportSuite {
 
   protected RdmaClient client(int port) {
     return RdmaClient.create().host(fixture().host()).port(port).option(RdmaOption.PROVIDER, fixture().provider())
-        .connectTimeout(Duration.ofSeconds(10));
+        .option(RdmaOption.SHARED_RECEIVE_QUEUE, SHARED_RECEIVE_QUEUE).connectTimeout(Duration.ofSeconds(10));
   }
 
   protected DisposableRdmaServer bind(RdmaServer server) {

@@ -344,7 +344,7 @@ final class InboundReceiver {
       return;
     }
     int index = buffers.takeReceive();
-    qp.postReceive(receiveRequest.set(CompletionDispatcher.RECV | index, buffers.receiveRegion(index), buffers.offset(index),
+    qp.postReceive(receiveRequest.set(CompletionDispatcher.RECV | index, buffers.receiveRegion(index), buffers.receiveOffset(index),
         bufferSize));
     posted++;
   }

@@ -30,6 +30,7 @@ final class LoopSendPools {
     if (pool != null && pool.attach()) {
       return pool;
     }
+    byKey.values().removeIf(SendPool::isClosed); // a PD freed and allocated again is another key: forget the old ones
     if (!domains.retain(pd)) {
       return null;
     }

@@ -70,6 +70,8 @@ final class ReceivePool {
   /** Endpoints attached to the SRQ. */
   private int users;
   private boolean retired;
+  private boolean unpinned;
+  private boolean closed;
   private long refills;
 
   /**
@@ -198,10 +200,23 @@ final class ReceivePool {
     refills++;
   }
 
+  /**
+   * Once retired with no member left, the slab is unpinned and the PD lease given back (views kept
+   * past close keep their buffers' memory, not its registration, as a connection's own buffers
+   * do); once no buffer is held either, the memory goes too.
+   */
   private void closeIfDone() {
-    if (retired && held == 0 && members == 0) {
-      slab.close();
+    if (!retired || members > 0 || closed) {
+      return;
+    }
+    if (!unpinned) {
+      unpinned = true;
+      slab.unpin();
       releasePd.run();
+    }
+    if (held == 0) {
+      closed = true;
+      slab.close();
     }
   }
 

@@ -45,6 +45,11 @@ final class SendPool {
     closeIfDone();
   }
 
+  /** Whether the pool closed (no connection borrows and every buffer came back). */
+  synchronized boolean isClosed() {
+    return closed;
+  }
+
   /** Buffers {@link #take} can hand out now. */
   synchronized int available() {
     return slab.available();

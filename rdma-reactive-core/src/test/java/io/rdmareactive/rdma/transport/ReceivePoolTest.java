@@ -110,17 +110,21 @@ class ReceivePoolTest {
   }
 
   @Test
-  void aBufferHeldPastTheQueuesEndKeepsTheSlabUntilItComesBack() {
+  void aBufferHeldPastTheQueuesEndKeepsItsMemoryNotItsRegistrationUntilItComesBack() {
     ReceivePool pool = pool(CAP);
     ReceivePool.Member a = pool.join();
     a.promise(2);
     a.arrived(0);
     a.leave();
     assertThat(pool.detach()).isTrue();
-    assertThat(pdReleases).as("buffer 0 is still held").hasValue(0);
-    assertThat(pool.memory(0).byteSize()).as("and still readable").isPositive();
+    assertThat(pdReleases).as("unpinned, the PD lease given back").hasValue(1);
+    assertThat(pool.registeredBytes()).isZero();
+    java.lang.foreign.MemorySegment held = pool.memory(0);
+    held.set(java.lang.foreign.ValueLayout.JAVA_INT, pool.offset(0), 42);
+    assertThat(held.get(java.lang.foreign.ValueLayout.JAVA_INT, pool.offset(0))).as("buffer 0, still held, still readable")
+        .isEqualTo(42);
     a.give(0);
-    assertThat(pdReleases).hasValue(1);
+    assertThat(held.scope().isAlive()).as("its memory goes with the last buffer back").isFalse();
     assertThatThrownBy(pool::join).isInstanceOf(ConnectionException.class);
   }
 

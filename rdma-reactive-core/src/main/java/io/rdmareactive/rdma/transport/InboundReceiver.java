@@ -30,6 +30,13 @@ final class InboundReceiver {
   private final boolean raw;
   /** Receives come from the loop's shared receive queue: posting is promising grants out of its pool. */
   private final boolean shared;
+  /**
+   * Shared queue: the most grants beyond the reserve, from 1 (the credit window's rule 3 needs
+   * {@code RESERVE + 1} with demand), doubling with each data SEND up to BUFFER_COUNT. Demand
+   * alone borrows no more from the loop's slab than the peer has shown it sends: unbounded demand
+   * on a quiet connection no longer takes BUFFER_COUNT buffers that its neighbours could use.
+   */
+  private int lent = 1;
   private final int bufferSize;
   private final int bufferCount;
   private final int receiveCount;
@@ -135,6 +142,9 @@ final class InboundReceiver {
       counters.creditUpdateReceived();
       buffers.freeReceive(index);
       return;
+    }
+    if (shared && lent < bufferCount) {
+      lent = Math.min(bufferCount, 2 * lent);
     }
     if (waitingCount > 0 || !take(index, byteLength, imm)) {
       int at = 3 * ((waitingHead + waitingCount++) % receiveCount);
@@ -316,7 +326,7 @@ final class InboundReceiver {
     } else {
       long wanted = demand.cancelled ? Long.MAX_VALUE : demand.subscriber == null ? 0 : demand.requested.get();
       long uncovered = Math.max(0, wanted - ready.size());
-      int room = Math.max(0, bufferCount - held);
+      int room = Math.max(0, (shared ? Math.min(bufferCount, lent) : bufferCount) - held);
       // The reserve is reposted whatever the demand, and each repost is granted: a peer that
       // spends its last credit too gets it back at once. Messages waiting in place stop that when
       // they hold every buffer; reassembled ones hold none, so they count as if they did, or a

@@ -2,12 +2,10 @@ package io.rdmareactive.rdma.transport;
 
 import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.verbs.Access;
-import io.rdmareactive.rdma.verbs.MemoryRegion;
 import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import io.rdmareactive.rdma.verbs.ReceiveRequest;
 import io.rdmareactive.rdma.verbs.SharedReceiveQueue;
 import io.rdmareactive.rdma.verbs.SharedReceiveQueueOptions;
-import java.lang.foreign.MemorySegment;
 import reactor.util.Logger;
 import reactor.util.Loggers;
 
@@ -36,7 +34,7 @@ import reactor.util.Loggers;
  * loop's PD until then. Thread-safe: the loop's drains call it, and a view released on another
  * thread after its connection closed gives its buffer back directly.
  */
-final class ReceivePool {
+final class ReceivePool extends LoopBufferPool {
   private static final Logger log = Loggers.getLogger(ReceivePool.class);
   /**
    * Buffers each member is guaranteed, posted or held: the credit reserve plus one, so that a
@@ -51,7 +49,6 @@ final class ReceivePool {
   private final ProtectionDomain pd;
   private final Runnable releasePd;
   private final SharedReceiveQueue srq;
-  private final BufferSlab slab;
   private final int bufferSize;
   private final int headroom;
   private final int maxPosted;
@@ -79,7 +76,17 @@ final class ReceivePool {
    * {@code headroom} posted beyond the grants; {@code releasePd} gives back the pool's PD lease.
    */
   ReceivePool(ProtectionDomain pd, int bufferSize, int maxBuffers, int headroom, Runnable releasePd) {
-    int chunk = Math.max(1, Math.min(CHUNK_BYTES / bufferSize, maxBuffers / 16));
+    super(slab(pd, bufferSize, maxBuffers, headroom));
+    this.pd = pd;
+    this.releasePd = releasePd;
+    this.bufferSize = bufferSize;
+    this.headroom = headroom;
+    this.srq = pd.createSharedReceiveQueue(SharedReceiveQueueOptions.of(slab.capacity()));
+    this.maxPosted = Math.min(slab.capacity(), srq.maxWorkRequests());
+  }
+
+  private static BufferSlab slab(ProtectionDomain pd, int bufferSize, int maxBuffers, int headroom) {
+    int chunk = chunkBuffers(bufferSize, maxBuffers);
     int deviceMax = pd.context().queryDevice().maxSharedReceiveQueueWorkRequests();
     int capacity = Math.min(maxBuffers, deviceMax) / chunk * chunk;
     if (capacity < headroom + GUARANTEED) {
@@ -87,13 +94,7 @@ final class ReceivePool {
           + " receives on an SRQ) cannot hold one connection: it needs " + (headroom + GUARANTEED)
           + " buffers, in whole chunks of " + chunk);
     }
-    this.pd = pd;
-    this.releasePd = releasePd;
-    this.bufferSize = bufferSize;
-    this.headroom = headroom;
-    this.slab = new BufferSlab(pd, bufferSize, capacity, chunk, Access.local());
-    this.srq = pd.createSharedReceiveQueue(SharedReceiveQueueOptions.of(capacity));
-    this.maxPosted = Math.min(capacity, srq.maxWorkRequests());
+    return new BufferSlab(pd, bufferSize, capacity, chunk, Access.local());
   }
 
   SharedReceiveQueue queue() {
@@ -148,10 +149,6 @@ final class ReceivePool {
     return slab.capacity();
   }
 
-  synchronized long registeredBytes() {
-    return slab.registeredBytes();
-  }
-
   /** Receives posted on the SRQ now. */
   synchronized int posted() {
     return posted;
@@ -160,20 +157,6 @@ final class ReceivePool {
   /** Receives posted to bring the SRQ back to its target. */
   synchronized long refills() {
     return refills;
-  }
-
-  MemoryRegion region(int index) {
-    synchronized (this) {
-      return slab.region(index);
-    }
-  }
-
-  synchronized MemorySegment memory(int index) {
-    return slab.memory(index);
-  }
-
-  long offset(int index) {
-    return slab.offset(index);
   }
 
   /** Posts from the slab until the SRQ holds every grant outstanding plus the headroom. */

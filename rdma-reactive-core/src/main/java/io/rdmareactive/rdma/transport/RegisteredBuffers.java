@@ -78,15 +78,7 @@ final class RegisteredBuffers {
 
   /** Sets up the pools and registers the first receive chunk; on failure frees what it made before throwing. */
   static RegisteredBuffers register(ProtectionDomain pd, int receiveCount, int sendCount, int bufferSize) {
-    RegisteredBuffers b = new RegisteredBuffers(pd, receiveCount, sendCount, bufferSize);
-    try {
-      b.receives.grow(); // the reserve is posted before the connection is established
-      return b;
-    } catch (RuntimeException e) {
-      b.deregister();
-      b.free();
-      throw e;
-    }
+    return open(pd, receiveCount, sendCount, bufferSize, null, null, () -> { });
   }
 
   /**
@@ -118,10 +110,6 @@ final class RegisteredBuffers {
       b.free();
       throw e;
     }
-  }
-
-  private RegisteredBuffers(ProtectionDomain pd, int receiveCount, int sendCount, int bufferSize) {
-    this(pd, receiveCount, sendCount, bufferSize, null, null, () -> { });
   }
 
   private RegisteredBuffers(ProtectionDomain pd, int receiveCount, int sendCount, int bufferSize,

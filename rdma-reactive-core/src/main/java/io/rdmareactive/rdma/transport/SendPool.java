@@ -1,9 +1,7 @@
 package io.rdmareactive.rdma.transport;
 
 import io.rdmareactive.rdma.verbs.Access;
-import io.rdmareactive.rdma.verbs.MemoryRegion;
 import io.rdmareactive.rdma.verbs.ProtectionDomain;
-import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 
 /**
@@ -15,8 +13,7 @@ import java.util.ArrayDeque;
  * come, if it has nothing in flight). Thread-safe: the loop's drains call it, and a close that
  * frees a connection's buffers may run elsewhere.
  */
-final class SendPool {
-  private final BufferSlab slab;
+final class SendPool extends LoopBufferPool {
   private final Runnable releasePd;
   private final ArrayDeque<Runnable> waiters = new ArrayDeque<>();
   private int users;
@@ -24,9 +21,13 @@ final class SendPool {
 
   /** A pool on {@code pd} of at most {@code maxBuffers} buffers of {@code bufferSize} bytes; {@code releasePd} gives back its PD lease. */
   SendPool(ProtectionDomain pd, int bufferSize, int maxBuffers, Runnable releasePd) {
-    int chunk = Math.max(1, Math.min(ReceivePool.CHUNK_BYTES / bufferSize, maxBuffers / 16));
-    this.slab = new BufferSlab(pd, bufferSize, Math.max(chunk, maxBuffers / chunk * chunk), chunk, Access.local());
+    super(slab(pd, bufferSize, maxBuffers));
     this.releasePd = releasePd;
+  }
+
+  private static BufferSlab slab(ProtectionDomain pd, int bufferSize, int maxBuffers) {
+    int chunk = chunkBuffers(bufferSize, maxBuffers);
+    return new BufferSlab(pd, bufferSize, Math.max(chunk, maxBuffers / chunk * chunk), chunk, Access.local());
   }
 
   /** A connection starts borrowing; false when the pool is closed already (the caller makes a new one). */
@@ -78,22 +79,6 @@ final class SendPool {
     if (w != null) {
       w.run();
     }
-  }
-
-  synchronized MemoryRegion region(int index) {
-    return slab.region(index);
-  }
-
-  synchronized MemorySegment memory(int index) {
-    return slab.memory(index);
-  }
-
-  long offset(int index) {
-    return slab.offset(index);
-  }
-
-  synchronized long registeredBytes() {
-    return slab.registeredBytes();
   }
 
   private void closeIfDone() {

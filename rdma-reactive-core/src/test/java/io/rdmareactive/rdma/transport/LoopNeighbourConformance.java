@@ -37,6 +37,12 @@ public abstract class LoopNeighbourConformance extends TransportSuite {
           .verify(WAIT);
       assertThat(good.statistics().creditViolations()).isZero();
       assertThat(good.statistics().messagesReceived()).isEqualTo(ECHOES);
+      // Every connection the server serves is on its one loop: one receive queue for them all.
+      assertThat(loops.sharedReceiveQueueCount()).as("the server loop's shared receive queues")
+          .isEqualTo(SHARED_RECEIVE_QUEUE ? 1 : 0);
+      System.out.printf("neighbours (%s, shared receive queue %s): %d served connections on one loop; live verbs"
+          + " objects of the process (both sides) %s%n", fixture().provider(), SHARED_RECEIVE_QUEUE, served.size(),
+          fixture().liveResources());
     } finally {
       for (RdmaConnection c : clients) {
         c.dispose();

@@ -6,6 +6,7 @@ import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
@@ -17,6 +18,7 @@ import reactor.test.StepVerifier;
  * without), one rogue and one good client. Whatever the rogue does, the good client's echoes all
  * arrive, whole and in order: counted, never timed.
  */
+@Tag("loop-neighbours") // so that a slow target (rxe under TCG) can run this suite alone
 public abstract class LoopNeighbourConformance extends TransportSuite {
   private static final int ECHOES = 200;
 

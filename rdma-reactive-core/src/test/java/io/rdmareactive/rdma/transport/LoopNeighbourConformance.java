@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import java.net.InetSocketAddress;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Consumer;
+import java.util.function.BiConsumer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import reactor.core.Disposable;
@@ -23,13 +23,13 @@ public abstract class LoopNeighbourConformance extends TransportSuite {
   private static final int ECHOES = 200;
 
   /** An echo server on one loop of its own; {@code rogue} misbehaves once it is up; then the good client echoes. */
-  private void neighbours(Consumer<DisposableRdmaServer> rogue) {
+  private void neighbours(BiConsumer<DisposableRdmaServer, List<RdmaConnection>> rogue) {
     RdmaLoopResources loops = RdmaLoopResources.create("conf-neighbour", 1);
     List<RdmaConnection> served = new CopyOnWriteArrayList<>();
     DisposableRdmaServer server = bind(server().runOn(loops).doOnConnection(served::add)
         .handle((in, out) -> out.send(in.receive())));
     try {
-      rogue.accept(server);
+      rogue.accept(server, served);
       RdmaConnection good = connect(client(server));
       List<String> sent = Flux.range(0, ECHOES).map(i -> "echo-" + i).collectList().block(WAIT);
       StepVerifier.create(good.outbound().sendString(Flux.fromIterable(sent)).then()
@@ -60,17 +60,18 @@ public abstract class LoopNeighbourConformance extends TransportSuite {
 
   @Test
   void aPeerSendingBeyondItsGrantsCostsItsNeighbourOnTheLoopNothing() {
-    neighbours(server -> {
-      RoguePeer rogue = RoguePeer.connect(fixture().connections(), new InetSocketAddress(fixture().host(),
-          server.port()), 8, WAIT);
-      try {
-        for (int i = 0; i < 32; i++) { // the reserve, then beyond it: failed, or "receiver not ready" at its own cost
-          rogue.send(Protocol.immediate(0, false, false), 16);
+    neighbours((server, served) -> {
+      try (RoguePeer rogue = RoguePeer.connect(fixture().connections(), new InetSocketAddress(fixture().host(),
+          server.port()), 8, WAIT)) {
+        try {
+          for (int i = 0; i < 8; i++) { // the reserve, then beyond it: failed, or "receiver not ready" at its own cost
+            rogue.send(Protocol.immediate(0, false, false), 16);
+          }
+        } catch (RuntimeException stopped) {
+          // its QP went to the error state: that is the rogue's cost, and the point
         }
-      } catch (RuntimeException stopped) {
-        // its QP went to the error state: that is the rogue's cost, and the point
-      } finally {
-        rogue.close();
+        // Its connection on the server ends (typed, or by the rogue's QP failing) before it goes.
+        StepVerifier.create(served.get(0).onDispose()).expectComplete().verify(WAIT);
       }
     });
   }
@@ -78,7 +79,7 @@ public abstract class LoopNeighbourConformance extends TransportSuite {
   @Test
   void aPeerHoldingEveryMessageWithoutDemandCostsItsNeighbourNothing() {
     List<Disposable> sending = new CopyOnWriteArrayList<>();
-    neighbours(server -> {
+    neighbours((server, served) -> {
       // It sends and never reads: the server's echoes to it stall on its credits, and what the
       // server holds for it counts against its own share.
       RdmaConnection hog = connect(client(server));
@@ -90,7 +91,7 @@ public abstract class LoopNeighbourConformance extends TransportSuite {
   @Test
   void aPeerSendingAtFullCreditCostsItsNeighbourNothing() {
     List<Disposable> streaming = new CopyOnWriteArrayList<>();
-    neighbours(server -> {
+    neighbours((server, served) -> {
       RdmaConnection busy = connect(client(server).option(RdmaOption.BUFFER_SIZE, 4096));
       streaming.add(busy.inbound().receive().doOnNext(RdmaMessage::release).subscribe(null, e -> { }));
       streaming.add(busy.outbound().send(Flux.range(0, 100_000).map(i -> new byte[1024]))

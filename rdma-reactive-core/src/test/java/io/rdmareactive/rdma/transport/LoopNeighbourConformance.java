@@ -71,6 +71,12 @@ public abstract class LoopNeighbourConformance extends TransportSuite {
           // its QP went to the error state: that is the rogue's cost, and the point
         }
         // Its connection on the server ends (typed, or by the rogue's QP failing) before it goes.
+        // (The server may see the connection established after the rogue does: wait for it.)
+        long deadline = System.nanoTime() + WAIT.toNanos();
+        while (served.isEmpty() && System.nanoTime() < deadline) {
+          java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+        }
+        assertThat(served).as("the rogue's connection on the server").isNotEmpty();
         StepVerifier.create(served.get(0).onDispose()).expectComplete().verify(WAIT);
       }
     });

@@ -12,7 +12,7 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * The end-to-end run: on one device, perftest (ib_send_lat, ib_send_bw, ib_write_bw), this
+ * The end-to-end run: on one device, perftest (ib_send_lat, ib_send_bw, ib_write_bw, ib_read_bw), this
  * library and Reactor Netty TCP, each on the same metrics; writes results.md, results.csv and
  * results.png.
  *
@@ -192,6 +192,8 @@ public final class EndToEnd {
   /** The row of the default options (16 KiB buffers): a 64 KiB message as four fragments. */
   static final int DEFAULTS_SIZE = 65536;
   static final String DEFAULTS_METRIC = "throughput 64 KiB, default options";
+  /** The 64 KiB stream sent from registered memory, with no copy (64 KiB buffers, as the plain row). */
+  static final String ZERO_COPY_METRIC = "throughput 64 KiB, from registered memory";
   /** Completions polled per message of the 64 B stream, from the connections' statistics. */
   static final String SENDER_COMPLETIONS = "completions per message 64 B, sender";
   static final String RECEIVER_COMPLETIONS = "completions per message 64 B, receiver";
@@ -230,14 +232,18 @@ public final class EndToEnd {
         // 64 KiB x 10,000 would take ~10 s a run under TCG: fewer, still seconds of streaming
         int iters = size >= 65536 ? n.bwIters() / 3 : n.bwIters();
         int p = port;
-        port += 2 * n.trials();
+        port += 3 * n.trials();
         double[] send = median(n.trials(), new PortTrial(p, q -> perftest.runRetrying("ib_send_bw", size, iters, q)));
         report.add(new Figure("throughput " + label(size), Report.REFERENCE, send[3], "MB/s", true));
         double[] write = median(n.trials(),
             new PortTrial(p + n.trials(), q -> perftest.runRetrying("ib_write_bw", size, iters, q)));
         report.add(new Figure("throughput " + label(size), Report.WRITE_BW, write[3], "MB/s", true));
-        if (size == DEFAULTS_SIZE) { // the same reference for the library's default-options row
+        double[] read = median(n.trials(),
+            new PortTrial(p + 2 * n.trials(), q -> perftest.runRetrying("ib_read_bw", size, iters, q)));
+        report.add(new Figure("throughput " + label(size), Report.READ_BW, read[3], "MB/s", true));
+        if (size == DEFAULTS_SIZE) { // the same reference for the library's default-options and zero-copy rows
           report.add(new Figure(DEFAULTS_METRIC, Report.REFERENCE, send[3], "MB/s", true));
+          report.add(new Figure(ZERO_COPY_METRIC, Report.REFERENCE, send[3], "MB/s", true));
         }
       }
       double[] rate = median(n.trials(),
@@ -315,6 +321,12 @@ public final class EndToEnd {
       double[] defaults = median(n.trials(), () -> b.streamWithDefaults(DEFAULTS_SIZE, count));
       report.add(new Figure(DEFAULTS_METRIC, b.name(), defaults[0], "MB/s", true));
     }
+    double[] zeroCopyProbe = b.streamFromRegisteredMemory(DEFAULTS_SIZE, 250);
+    if (zeroCopyProbe != null) {
+      int count = sized(n.trialSeconds() * zeroCopyProbe[1], 250, 5_000_000);
+      double[] zeroCopy = median(n.trials(), () -> b.streamFromRegisteredMemory(DEFAULTS_SIZE, count));
+      report.add(new Figure(ZERO_COPY_METRIC, b.name(), zeroCopy[0], "MB/s", true));
+    }
   }
 
   /** The median of {@code trials} one-way streams, each sized from a probe to last about {@code trialSeconds}. */
@@ -343,6 +355,11 @@ public final class EndToEnd {
 
     /** The same stream with the system's default options, or null where it has none to show. */
     default double @org.jspecify.annotations.Nullable [] streamWithDefaults(int size, int count) throws Exception {
+      return null;
+    }
+
+    /** The same stream sent from memory registered once, with no copy, or null where the system cannot. */
+    default double @org.jspecify.annotations.Nullable [] streamFromRegisteredMemory(int size, int count) throws Exception {
       return null;
     }
   }

@@ -7,7 +7,7 @@ import java.util.List;
 import java.util.concurrent.TimeUnit;
 
 /**
- * Runs a perftest tool (ib_send_lat, ib_send_bw, ib_write_bw) as server and client on one device
+ * Runs a perftest tool (ib_send_lat, ib_send_bw, ib_write_bw, ib_read_bw) as server and client on one device
  * and parses the client's result line. Both run on the same device and address: rxe cannot reach
  * a second rxe device on the same kernel.
  */

@@ -2,6 +2,12 @@ package io.rdmareactive.benchmarks;
 
 import io.rdmareactive.benchmarks.jmh.Pinger;
 import io.rdmareactive.rdma.ResourceClosedException;
+import io.rdmareactive.rdma.device.RdmaDevices;
+import io.rdmareactive.rdma.spi.RdmaProvider;
+import io.rdmareactive.rdma.transport.OutboundMessage;
+import io.rdmareactive.rdma.verbs.Access;
+import io.rdmareactive.rdma.verbs.MemoryRegion;
+import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import io.rdmareactive.rdma.verbs.IdleStrategy;
 import io.rdmareactive.rdma.transport.DisposableRdmaServer;
 import io.rdmareactive.rdma.transport.RdmaClient;
@@ -9,11 +15,13 @@ import io.rdmareactive.rdma.transport.RdmaConnection;
 import io.rdmareactive.rdma.transport.RdmaOption;
 import io.rdmareactive.rdma.transport.RdmaLoopResources;
 import io.rdmareactive.rdma.transport.RdmaServer;
+import java.lang.foreign.Arena;
 import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Supplier;
 import reactor.core.publisher.Flux;
 
 /**
@@ -51,7 +59,11 @@ final class RdmaBench implements EndToEnd.Bench {
   }
 
   private RdmaConnection connect(int port, int bufferSize, int bufferCount) {
-    return RdmaClient.create().host(host).port(port).option(RdmaOption.PROVIDER, provider).runOn(loops())
+    return connect(port, bufferSize, bufferCount, loops());
+  }
+
+  private RdmaConnection connect(int port, int bufferSize, int bufferCount, RdmaLoopResources loops) {
+    return RdmaClient.create().host(host).port(port).option(RdmaOption.PROVIDER, provider).runOn(loops)
         .option(RdmaOption.BUFFER_SIZE, bufferSize).option(RdmaOption.BUFFER_COUNT, bufferCount)
         .connectNow(Duration.ofSeconds(60));
   }
@@ -129,17 +141,46 @@ final class RdmaBench implements EndToEnd.Bench {
    */
   @Override
   public double[] stream(int size, int count) throws InterruptedException {
-    // perftest's default depth is 128; 64 KiB x 32 = 2 MiB a side
-    return stream(size, count, Math.max(1024, size), size >= 65536 ? 32 : 128);
+    byte[] payload = new byte[size];
+    return stream(size, count, Math.max(1024, size), bufferCount(size), loops(), () -> payload);
+  }
+
+  /** perftest's default depth is 128; 64 KiB x 32 = 2 MiB a side. */
+  private static int bufferCount(int size) {
+    return size >= 65536 ? 32 : 128;
+  }
+
+  /**
+   * The plain stream's shape (buffers of the message's size), each message sent from one region
+   * registered on the client loops' protection domain, with no copy: a {@code RegisteredMessage}
+   * per send.
+   */
+  @Override
+  public double[] streamFromRegisteredMemory(int size, int count) throws InterruptedException {
+    RdmaLoopResources loops = loops();
+    RdmaProvider p = RdmaDevices.provider(provider);
+    ProtectionDomain pd = loops.protectionDomain(p, p.devices().getFirst().name());
+    try (Arena arena = Arena.ofShared()) {
+      MemoryRegion region = pd.registerMemory(arena.allocate(size, 4096), Access.local());
+      try {
+        return stream(size, count, Math.max(1024, size), bufferCount(size), loops,
+            () -> OutboundMessage.of(region, 0, size));
+      } finally {
+        region.close(); // the connection is closed: every message was released
+      }
+    }
   }
 
   /** The same with the default options (16 KiB buffers, 64 of them): a 64 KiB message goes as fragments. */
   @Override
   public double[] streamWithDefaults(int size, int count) throws InterruptedException {
-    return stream(size, count, RdmaOption.BUFFER_SIZE.defaultValue(), RdmaOption.BUFFER_COUNT.defaultValue());
+    byte[] payload = new byte[size];
+    return stream(size, count, RdmaOption.BUFFER_SIZE.defaultValue(), RdmaOption.BUFFER_COUNT.defaultValue(), loops(),
+        () -> payload);
   }
 
-  private double[] stream(int size, int count, int bufferSize, int bufferCount) throws InterruptedException {
+  private double[] stream(int size, int count, int bufferSize, int bufferCount, RdmaLoopResources clientLoops,
+      Supplier<?> messages) throws InterruptedException {
     AtomicReference<RdmaConnection> accepted = new AtomicReference<>();
     AtomicLong received = new AtomicLong();
     CountDownLatch done = new CountDownLatch(1);
@@ -154,12 +195,11 @@ final class RdmaBench implements EndToEnd.Bench {
         }).then())
         .bindNow();
     try {
-      RdmaConnection conn = connect(server.port(), bufferSize, bufferCount);
+      RdmaConnection conn = connect(server.port(), bufferSize, bufferCount, clientLoops);
       try {
-        byte[] payload = new byte[size];
         long start = System.nanoTime();
-        conn.outbound().send(Flux.<byte[], int[]>generate(() -> new int[1], (n, sink) -> {
-          sink.next(payload);
+        conn.outbound().send(Flux.<Object, int[]>generate(() -> new int[1], (n, sink) -> {
+          sink.next(messages.get());
           if (++n[0] == count) {
             sink.complete();
           }

@@ -44,7 +44,8 @@ final class MemConnectionEndpoint extends AbstractEndpoint {
     Parts parts = createParts(new MemContext(device), device.name(), options, (pd, cq, srq) -> {
       MemQueuePair qp = (MemQueuePair) pd.createQueuePair(QueuePairOptions.reliable(cq, 1)
           .withDepth(options.sendQueueDepth(), options.receiveQueueDepth())
-          .withMaxInlineData(options.maxInlineData()).withSharedReceiveQueue(srq));
+          .withMaxInlineData(options.maxInlineData()).withSharedReceiveQueue(srq)
+          .withScatterGather(EndpointOptions.SEND_SCATTER_GATHER, 1));
       try {
         qp.toInit();
       } catch (RuntimeException e) {

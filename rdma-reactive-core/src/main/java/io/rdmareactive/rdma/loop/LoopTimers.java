@@ -63,10 +63,10 @@ final class LoopTimers {
     return t == null ? max : Math.max(0, Math.min(max, t.deadline - System.nanoTime()));
   }
 
-  /** The loop's thread: whether a timer is due. */
-  boolean due() {
+  /** The loop's thread: whether a timer is due at {@code now} (a {@link System#nanoTime()} reading). */
+  boolean dueAt(long now) {
     Timer t = heap.peek();
-    return t != null && t.deadline - System.nanoTime() <= 0;
+    return t != null && t.deadline - now <= 0;
   }
 
   /** The loop ends: pending timers never run. */

@@ -78,6 +78,11 @@ public abstract class AbstractRdmaResource implements RdmaResource {
     return consumer.get();
   }
 
+  /** Whether {@code r} is the object this one was made on (a memory region's PD, say). */
+  public final boolean isDependantOf(RdmaResource r) {
+    return parent == r;
+  }
+
   /** Throws {@link ResourceClosedException} once this object is closed. */
   public final void ensureOpen() {
     if (closed) {

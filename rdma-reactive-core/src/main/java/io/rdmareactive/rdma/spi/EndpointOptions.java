@@ -28,6 +28,12 @@ import org.jspecify.annotations.Nullable;
 public record EndpointOptions(int sendQueueDepth, int receiveQueueDepth, int maxInlineData, byte[] privateData,
     @Nullable CompletionChannelSource channels, int retryCount, int rnrRetry, @Nullable ProtectionDomainSource domains,
     @Nullable SharedReceiveQueueSource receiveQueues) {
+  /**
+   * Gather entries per send work request of an endpoint's QP: two, so that a message sent from
+   * the user's registered memory can carry a header from the transport's own buffer before it.
+   */
+  public static final int SEND_SCATTER_GATHER = 2;
+
   /** Longest private data accepted: rdma_connect's limit on InfiniBand/RoCE. */
   public static final int MAX_PRIVATE_DATA = 56;
   /**

@@ -22,6 +22,8 @@ final class CompletionDispatcher implements CompletionRing.Handler, SendDoorbell
   static final long KEEPALIVE = 4L << 40;
   /** The send that retires the unsignaled end of a partial post (see {@link SendDoorbell}): no part's own. */
   static final long RETIRER = 5L << 40;
+  /** A data send gathered from a user's registered memory alone (see {@link RegisteredMessage}): no send buffer. */
+  static final long ZERO_COPY = 6L << 40;
   private static final long TAG = 0xFFL << 40;
   /**
    * The length the ring carries for a successful receive that no SEND filled (an RDMA WRITE with
@@ -142,7 +144,7 @@ final class CompletionDispatcher implements CompletionRing.Handler, SendDoorbell
     if (tag == RETIRER) {
       return;
     }
-    sender.sendCompleted(tag == DATA, bufferGone ? -1 : (int) wrId, success);
+    sender.sendCompleted(tag == DATA || tag == ZERO_COPY, bufferGone || tag == ZERO_COPY ? -1 : (int) wrId, success);
     if (tag == KEEPALIVE) {
       keepalive.probeCompleted(success);
     } else if (success) {

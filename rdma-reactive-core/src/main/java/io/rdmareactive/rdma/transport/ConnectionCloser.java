@@ -235,6 +235,7 @@ final class ConnectionCloser {
   private void free(int attempt) {
     try {
       endpoint.close();
+      sender.releaseRegistered(); // the QP is gone with it: the device reads no user memory any more
     } catch (ResourceBusyException e) {
       if (attempt < CLOSE_RETRIES) {
         connection.schedule(() -> free(attempt + 1), Duration.ofMillis(1));

@@ -25,6 +25,7 @@ final class ConnectionCounters {
   private volatile long doorbells;
   private volatile long signaledSends;
   private volatile long completionsPolled;
+  private volatile long bytesCopied;
   /**
    * Sequence numbers of the data sends in flight that end messages, and how many each ends (a
    * batch ends several), so that a message counts as sent when its last send completes (a ring:
@@ -45,7 +46,7 @@ final class ConnectionCounters {
     return new RdmaStatistics(messagesSent, messagesReceived, bytesSent, bytesReceived, creditUpdatesSent,
         creditUpdatesReceived, credits, maxSendsInFlight, receiverNotReady, creditViolations, creditStalls,
         completionErrors, registeredBytes, flushGiveUps, dataSends, doorbells, signaledSends, completionsPolled,
-        messagesHeld.get());
+        messagesHeld.get(), bytesCopied, 0); // bytesRead: nothing is pulled by RDMA READ yet
   }
 
   void bytesReceived(int n) {
@@ -133,6 +134,14 @@ final class ConnectionCounters {
   /** A completion (send or receive) was polled for this connection. */
   void completionPolled() {
     completionsPolled++;
+  }
+
+  /**
+   * The library copied {@code n} bytes (drain): into a send buffer, or out of receive buffers
+   * (reassembly, messages moved off a closing connection's memory).
+   */
+  void bytesCopied(long n) {
+    bytesCopied += n;
   }
 
   /** The close stopped waiting for the flush completions of what was still posted. */

@@ -211,6 +211,11 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     return address;
   }
 
+  /** The protection domain the connection's memory is registered on (its loops' for the device). */
+  io.rdmareactive.rdma.verbs.ProtectionDomain protectionDomain() {
+    return endpoint.protectionDomain();
+  }
+
   /** This connection's counters (the engine's parts and its message views count into them). */
   ConnectionCounters counters() {
     return counters;

@@ -82,6 +82,7 @@ final class FragmentReceiver {
     }
     buffers.freeReceive(index);
     counters.bytesReceived(data); // message bytes, as the sender counts them
+    counters.bytesCopied(data); // into the message's own memory: each byte once, at its place
     if ((imm & Protocol.MORE) == 0) {
       int missing = reassembler.missing();
       byte[] whole = reassembler.complete();

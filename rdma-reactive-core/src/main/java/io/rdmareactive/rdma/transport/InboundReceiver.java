@@ -383,6 +383,7 @@ final class InboundReceiver {
         // Undelivered: the connection's own count, so it may copy and drop it; delivered views
         // keep theirs, and the memory with them (RegisteredBuffers#freeWhenUnused).
         m = new HeapMessage(rv.toByteArray());
+        counters.bytesCopied(rv.length());
         connection.counters().messageLetGo();
         if (buffers.dropUndelivered(rv.index)) {
           held--;

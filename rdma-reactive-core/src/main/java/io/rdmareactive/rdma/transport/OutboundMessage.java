@@ -1,5 +1,6 @@
 package io.rdmareactive.rdma.transport;
 
+import io.rdmareactive.rdma.verbs.MemoryRegion;
 import java.lang.foreign.MemorySegment;
 
 /**
@@ -14,6 +15,19 @@ import java.lang.foreign.MemorySegment;
  * in event mode), each call ordered after the one before.
  */
 public interface OutboundMessage {
+  /**
+   * A message of {@code length} bytes at {@code offset} in {@code region}, sent with no copy: the
+   * SENDs gather straight from the region, which must be registered on the protection domain of
+   * the loops the connection runs on ({@link RdmaLoopResources#protectionDomain}). Leave the bytes
+   * alone until {@link RegisteredMessage#released()} completes. Send it once.
+   *
+   * @throws IndexOutOfBoundsException when the range is not inside the region
+   * @throws io.rdmareactive.rdma.ResourceClosedException when the region is deregistered
+   */
+  static RegisteredMessage of(MemoryRegion region, long offset, int length) {
+    return new RegisteredMessage(region, offset, length);
+  }
+
   /** Payload size in bytes; must not change once emitted. */
   int length();
 

@@ -3,6 +3,7 @@ package io.rdmareactive.rdma.transport;
 import io.rdmareactive.rdma.MessageTooLargeException;
 import io.rdmareactive.rdma.verbs.SendRequest;
 import java.util.ArrayDeque;
+import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Subscription;
 
 /**
@@ -28,7 +29,9 @@ final class OutboundSender {
   private final ConnectionCounters counters;
   private final SendCopier copier;
   private final BatchWriter batch;
-  private final SendRequest sendRequest = new SendRequest();
+  /** Two gather entries: a message from registered memory may need its declared length from a send buffer before it. */
+  private final SendRequest sendRequest = new SendRequest(2);
+  private final RegisteredSends registered;
   /** Where sources come in, from any thread; the drain takes them and {@link #enqueue}s them. */
   final SendIntake intake;
   private final ArrayDeque<SendSource> sources = new ArrayDeque<>();
@@ -53,8 +56,9 @@ final class OutboundSender {
     this.fragmenter = fragmenter;
     this.counters = counters;
     this.intake = new SendIntake(connection, config.bufferCount());
-    this.copier = new SendCopier(connection, buffers, config.bufferCount());
+    this.copier = new SendCopier(connection, buffers, counters, config.bufferCount());
     this.batch = new BatchWriter(buffers, copier);
+    this.registered = new RegisteredSends(buffers);
   }
 
   /** Queues a source behind those already sending. */
@@ -136,11 +140,11 @@ final class OutboundSender {
           continue;
         }
         src.sendsPerItem = fragmenter.sendsFor(size);
-        src.itemsPerSend = raw || !BatchWriter.batchable(size, fragmenter.chunk()) ? 1
+        src.itemsPerSend = raw || !batches(sendable, size) ? 1
             : Math.max(1, (fragmenter.chunk() - Protocol.BATCH_COUNT) / (size + Protocol.BATCH_LENGTH));
         fragmenter.start(sendable, size);
       }
-      if (!raw && BatchWriter.batchable(fragmenter.length(), fragmenter.chunk()) ? !batchMessage() : !postChunks()) {
+      if (!raw && batches(fragmenter.message(), fragmenter.length()) ? !batchMessage() : !postChunks()) {
         SendSource head = sources.peek();
         if (head != null) {
           requestMore(head);
@@ -148,6 +152,11 @@ final class OutboundSender {
         return;
       }
     }
+  }
+
+  /** Whether a message coalesces with others: small enough, and not sent from registered memory (which is never copied). */
+  private boolean batches(@Nullable Object sendable, long size) {
+    return !(sendable instanceof RegisteredMessage) && BatchWriter.batchable(size, fragmenter.chunk());
   }
 
   private void requestMore(SendSource src) {
@@ -232,35 +241,73 @@ final class OutboundSender {
   private boolean postChunks() {
     postBatch();
     Object m = fragmenter.message();
+    RegisteredMessage zeroCopy = m instanceof RegisteredMessage r ? r : null;
     for (;;) {
       if (!canPost()) {
         return false;
       }
       int length = fragmenter.nextLength();
       boolean more = fragmenter.moreAfter(length);
-      int index = buffers.takeSend();
       int declared = fragmenter.lengthDue() ? Protocol.TOTAL_LENGTH : 0;
-      // a first fragment's data follows its message's declared length
-      copier.copy(m, fragmenter.offset(), index, declared, length);
-      if (declared != 0) { // after the copy: an OutboundMessage that writes all of its buffer cannot clobber it
-        buffers.sendMemory(index).set(BatchDecoder.INT, buffers.offset(index), (int) fragmenter.length());
+      if (zeroCopy != null) {
+        postRegistered(zeroCopy, declared, length, more);
+      } else {
+        int index = buffers.takeSend();
+        // a first fragment's data follows its message's declared length
+        copier.copy(m, fragmenter.offset(), index, declared, length);
+        if (declared != 0) { // after the copy: an OutboundMessage that writes all of its buffer cannot clobber it
+          declareLength(index);
+        }
+        post(index, 0, length + declared, more, false);
       }
-      post(index, 0, length + declared, more, false);
       counters.bytesSent(length); // message bytes: a first fragment's declared length is framing
       if (fragmenter.advance(length)) {
         counters.messagesPosted(dataPosted, 1);
-        SendCopier.release(m); // copied: a received view's buffer can go back, an OutboundMessage's memory too
+        if (zeroCopy != null) {
+          registered.posted(zeroCopy, dataPosted); // the device reads it until that send retires
+        } else {
+          SendCopier.release(m); // copied: a received view's buffer can go back, an OutboundMessage's memory too
+        }
         return true;
       }
     }
   }
 
+  /** Writes the message's length at the start of send buffer {@code index}: a first fragment's declaration. */
+  private void declareLength(int index) {
+    buffers.sendMemory(index).set(BatchDecoder.INT, buffers.offset(index), (int) fragmenter.length());
+  }
+
+  /**
+   * Posts a fragment of {@code length} bytes of a message from registered memory, gathered from
+   * its region with no copy; a first fragment's declared length comes from a send buffer, the
+   * one entry before it.
+   */
+  private void postRegistered(RegisteredMessage m, int declared, int length, boolean more) {
+    int index = declared != 0 ? buffers.takeSend() : -1;
+    if (index >= 0) {
+      declareLength(index);
+    }
+    registered.gather(sendRequest.reset(index >= 0 ? CompletionDispatcher.DATA | index : CompletionDispatcher.ZERO_COPY,
+        opcode()), m, index, declared, fragmenter.offset(), length);
+    queueData(more, false, false);
+  }
+
+  private SendRequest.Opcode opcode() {
+    return raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM;
+  }
+
   /** Posts a data SEND of {@code length} bytes at {@code at} in send buffer {@code index}. */
   private void post(int index, long at, int length, boolean more, boolean batched) {
-    sendRequest.reset(CompletionDispatcher.DATA | index, raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM)
+    sendRequest.reset(CompletionDispatcher.DATA | index, opcode())
         .gather(buffers.sendRegion(index), buffers.offset(index) + at, length);
     int inline = config.inlineThreshold();
-    sendRequest.flags(SendRequest.SIGNALED | (inline > 0 && length <= inline ? SendRequest.INLINE : 0));
+    queueData(more, batched, inline > 0 && length <= inline);
+  }
+
+  /** Queues the data send filled in {@link #sendRequest}, with the header its flags call for. */
+  private void queueData(boolean more, boolean batched, boolean inline) {
+    sendRequest.flags(SendRequest.SIGNALED | (inline ? SendRequest.INLINE : 0));
     if (!raw) {
       sendRequest.immediate(window.header(more, false) | (batched ? Protocol.BATCH : 0));
     }
@@ -308,6 +355,7 @@ final class OutboundSender {
         buffers.freeSend(index);
       }
       dataCompleted++;
+      registered.retired(dataCompleted);
       if (!success && firstFailedData == Long.MAX_VALUE) {
         firstFailedData = dataCompleted;
       }
@@ -335,7 +383,9 @@ final class OutboundSender {
   /** Disconnecting: drops the message half sent and fails every source not wholly posted. */
   void abandon(Throwable e) {
     Object abandoned = fragmenter.abandon();
-    if (abandoned != null) {
+    if (abandoned instanceof RegisteredMessage r) {
+      registered.abandoned(r, dataPosted, dataCompleted);
+    } else if (abandoned != null) {
       SendCopier.release(abandoned);
     }
     int open = batch.abandon(); // its messages' sources fail below or were completed by no send
@@ -346,6 +396,11 @@ final class OutboundSender {
     while ((s = sources.poll()) != null) {
       s.fail(e);
     }
+  }
+
+  /** The queue pair is destroyed: see {@link RegisteredSends#releaseAll}. */
+  void releaseRegistered() {
+    registered.releaseAll();
   }
 
   /** Closing: fails the sources whose sends never all completed. */

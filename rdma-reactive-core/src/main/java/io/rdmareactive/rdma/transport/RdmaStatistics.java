@@ -37,9 +37,15 @@ package io.rdmareactive.rdma.transport;
  * @param messagesHeld received messages still in this connection's receive buffers, delivered or
  *     waiting for demand, and not yet released: a count that stays up once the application is done
  *     with its messages is a leak (each held message keeps its buffer from the peer)
+ * @param bytesCopied bytes this library copied: into send buffers (every message sent but those
+ *     sent from registered memory, {@code OutboundMessage.of(region, offset, length)}), and out of
+ *     receive buffers when it joins a fragmented message's parts or moves undelivered messages
+ *     off a closing connection's memory; a message that fits one buffer is delivered in place
+ * @param bytesRead bytes this side pulled from its peer's memory with RDMA READ: 0 in this
+ *     version, which moves every message by SEND (a rendezvous by READ is designed, not built)
  */
 public record RdmaStatistics(long messagesSent, long messagesReceived, long bytesSent, long bytesReceived,
     long creditUpdatesSent, long creditUpdatesReceived, long credits, int maxSendsInFlight,
     long receiverNotReady, long creditViolations, long creditStalls, long completionErrors,
     long registeredBytes, long flushGiveUps, long dataSends, long doorbells, long signaledSends,
-    long completionsPolled, long messagesHeld) {}
+    long completionsPolled, long messagesHeld, long bytesCopied, long bytesRead) {}

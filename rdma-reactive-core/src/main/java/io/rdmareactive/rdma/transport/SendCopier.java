@@ -14,13 +14,15 @@ import org.jspecify.annotations.Nullable;
 final class SendCopier {
   private final ConnectionOperations connection;
   private final RegisteredBuffers buffers;
+  private final ConnectionCounters counters;
   private final int sendCount;
   /** Per send buffer, its memory alone (see {@link #ownBuffer}); null until an OutboundMessage is sent. */
   private MemorySegment @Nullable [] ownBuffers;
 
-  SendCopier(ConnectionOperations connection, RegisteredBuffers buffers, int sendCount) {
+  SendCopier(ConnectionOperations connection, RegisteredBuffers buffers, ConnectionCounters counters, int sendCount) {
     this.connection = connection;
     this.buffers = buffers;
+    this.counters = counters;
     this.sendCount = sendCount;
   }
 
@@ -35,6 +37,7 @@ final class SendCopier {
       case OutboundMessage o -> o.copyTo(from, ownBuffer(index, to), offset, length);
       default -> MemorySegment.copy((MemorySegment) m, from, to, at, length);
     }
+    counters.bytesCopied(length);
   }
 
   /**
@@ -65,6 +68,10 @@ final class SendCopier {
    * latter released once copied.
    */
   Object toSendable(Object item, int chunk) {
+    if (item instanceof RegisteredMessage r) {
+      r.take(connection.protectionDomain()); // sent from its region, never copied: it holds the region until released
+      return r;
+    }
     if (item instanceof byte[] || item instanceof MemorySegment || item instanceof OutboundMessage) {
       return item;
     }

@@ -71,7 +71,7 @@ final class SendDoorbell {
     this.qp = qp;
     this.depth = depth;
     this.counters = counters;
-    batch = new SendBatch(Math.min(depth, MAX_POST_LIST), 1);
+    batch = new SendBatch(Math.min(depth, MAX_POST_LIST), 2); // a send from registered memory may gather two entries
     int ring = Integer.highestOneBit(Math.max(2, depth) * 2 - 1);
     ids = new long[ring];
     unposted = new boolean[ring];

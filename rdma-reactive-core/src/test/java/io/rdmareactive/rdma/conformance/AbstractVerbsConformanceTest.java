@@ -206,6 +206,26 @@ public abstract class AbstractVerbsConformanceTest extends ConformanceHooks {
     }
   }
 
+  /** The lkey of a region on another protection domain names nothing for this QP, as the device checks it. */
+  @Test
+  void sendingFromAnotherProtectionDomainsMemoryFailsWithLocalProtectionError() {
+    try (Loopback l = loopback(16); Arena arena = Arena.ofConfined()) {
+      ProtectionDomain other = context.allocateProtectionDomain();
+      MemoryRegion foreign = other.registerMemory(arena.allocate(4096, 64), Access.local());
+      try {
+        l.receiveOnB(1, 0, 64);
+        l.a.postSend(new SendRequest().send(6, foreign, 0, 64));
+        // The verbs spec says LOC_PROT_ERR (in-memory); rxe reports LOC_QP_OP_ERR (the key's
+        // lookup in the QP's PD fails while it builds the packet, as a malformed WQE would).
+        assertThat(l.pollAtLeast(1)).filteredOn(w -> w.wrId() == 6).singleElement()
+            .extracting(WorkCompletion::status).isIn(Status.LOC_PROT_ERR, Status.LOC_QP_OP_ERR);
+      } finally {
+        foreign.close();
+        other.close();
+      }
+    }
+  }
+
   @Test
   void sendWithoutAPostedReceiveFailsWithRnrWhenRetriesAreExhausted() {
     try (Loopback l = new Loopback(context, gidIndex(), 16, false, connect().withRnrRetry(0))) {

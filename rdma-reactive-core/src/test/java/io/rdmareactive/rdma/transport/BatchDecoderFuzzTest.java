@@ -27,7 +27,7 @@ class BatchDecoderFuzzTest {
   private final RdmaContext context = new InMemoryProvider().open("mem0");
   private final ProtectionDomain pd = context.allocateProtectionDomain();
   private final RegisteredBuffers buffers = RegisteredBuffers.register(pd, 1, 1, CHUNK);
-  private final BatchWriter writer = new BatchWriter(buffers, new SendCopier(null, buffers, 1));
+  private final BatchWriter writer = new BatchWriter(buffers, new SendCopier(null, buffers, new ConnectionCounters(1), 1));
   private final BatchDecoder decoder = new BatchDecoder();
   private final Random random = new Random(20);
 

@@ -70,6 +70,9 @@ class ConnectionCountersTest {
     c.messageHeld();
     c.messageHeld();
     c.messageLetGo();
-    assertThat(c.snapshot(9, 4096)).isEqualTo(new RdmaStatistics(0, 1, 7, 15, 1, 2, 9, 3, 1, 1, 1, 2, 4096, 0, 0, 1, 2, 3, 1));
+    c.bytesCopied(100);
+    c.bytesCopied(28);
+    assertThat(c.snapshot(9, 4096))
+        .isEqualTo(new RdmaStatistics(0, 1, 7, 15, 1, 2, 9, 3, 1, 1, 1, 2, 4096, 0, 0, 1, 2, 3, 1, 128, 0));
   }
 }

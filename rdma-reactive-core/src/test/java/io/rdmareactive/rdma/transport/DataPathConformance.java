@@ -397,14 +397,6 @@ public abstract class DataPathConformance extends TransportSuite {
     assertThat(mostWaiting.get()).as("messages made and not yet going out, at most").isLessThanOrEqualTo(3);
   }
 
-  private static void await(java.util.function.BooleanSupplier condition) {
-    long deadline = System.nanoTime() + WAIT.toNanos();
-    while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime()).as("timed out waiting").isLessThan(deadline);
-      LockSupport.parkNanos(1_000_000);
-    }
-  }
-
   @Test
   void inboundAcceptsOneSubscriber() {
     DisposableRdmaServer server = bind(server());

@@ -94,18 +94,6 @@ public abstract class LoopConformance extends TransportSuite {
   }
 
   /**
-   * On rxe a PD pinned past the last CM id means the last reference librdmacm dropped was a
-   * device list's, which leaves librdmacm's own per-device PD allocated; the next id reuses it
-   * and frees it with its last put. One more connection shows it is reclaimed, not leaked.
-   */
-  private void oneMoreConnection() {
-    DisposableRdmaServer after = bind(server().handle((in, out) -> out.send(in.receive())));
-    RdmaConnection next = client(after).connectNow(WAIT);
-    next.dispose();
-    next.onDispose().block(WAIT);
-  }
-
-  /**
    * Endpoints on one shared receive queue, through the connection SPI: two server endpoints take
    * their PD from the loops and their QP's receives from one SRQ on it; each client's SEND lands
    * in a buffer posted to the SRQ, and completes on the CQ of the server endpoint it reached, with

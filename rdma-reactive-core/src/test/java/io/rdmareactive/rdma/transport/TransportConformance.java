@@ -43,6 +43,14 @@ public abstract class TransportConformance {
   }
 
   @Nested
+  class LargeMessages extends LargeMessageConformance {
+    @Override
+    protected TransportFixture fixture() {
+      return TransportConformance.this.fixture();
+    }
+  }
+
+  @Nested
   class Loops extends LoopConformance {
     @Override
     protected TransportFixture fixture() {

@@ -115,7 +115,8 @@ final class NativeConnectionEndpoint extends AbstractEndpoint {
     int inline;
     try (Arena a = Arena.ofConfined()) {
       QpInitAttr attr = new QpInitAttr(a).queues(cq.cq, cq.cq, srq == null ? MemorySegment.NULL : srq.srq)
-          .capabilities(o.sendQueueDepth(), srq == null ? o.receiveQueueDepth() : 0, 1, srq == null ? 1 : 0,
+          .capabilities(o.sendQueueDepth(), srq == null ? o.receiveQueueDepth() : 0, EndpointOptions.SEND_SCATTER_GATHER,
+              srq == null ? 1 : 0,
               o.maxInlineData())
           .type((int) CmLayout.IBV_QPT_RC, false);
       synchronized (cm) {

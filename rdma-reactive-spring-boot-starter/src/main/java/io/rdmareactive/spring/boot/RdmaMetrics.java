@@ -30,6 +30,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@code rdma.doorbells}, {@code rdma.sends.signaled}, {@code rdma.completions.polled}: what
  *       batching does for the traffic (posts of send lists, sends that asked for a completion,
  *       completions polled)
+ *   <li>{@code rdma.bytes.copied}, {@code rdma.bytes.read}: bytes the library copied (into send
+ *       buffers, and out of receive buffers when it reassembles), and bytes pulled by RDMA READ
  * </ul>
  */
 public class RdmaMetrics implements MeterBinder, RdmaConnectionObserver {
@@ -78,7 +80,7 @@ public class RdmaMetrics implements MeterBinder, RdmaConnectionObserver {
     private long opened;
     private long messagesSent, messagesReceived, bytesSent, bytesReceived, creditUpdatesSent,
         creditUpdatesReceived, receiverNotReady, creditViolations, creditStalls, completionErrors, flushGiveUps,
-        dataSends, doorbells, signaledSends, completionsPolled;
+        dataSends, doorbells, signaledSends, completionsPolled, bytesCopied, bytesRead;
 
     Endpoint(String name) {
       this.name = name;
@@ -111,6 +113,8 @@ public class RdmaMetrics implements MeterBinder, RdmaConnectionObserver {
       doorbells += s.doorbells();
       signaledSends += s.signaledSends();
       completionsPolled += s.completionsPolled();
+      bytesCopied += s.bytesCopied();
+      bytesRead += s.bytesRead();
     }
 
     synchronized int active() {
@@ -165,6 +169,10 @@ public class RdmaMetrics implements MeterBinder, RdmaConnectionObserver {
           e -> e.total(e.signaledSends, RdmaStatistics::signaledSends));
       counter(r, "rdma.completions.polled", null, "Work completions polled, sends and receives",
           e -> e.total(e.completionsPolled, RdmaStatistics::completionsPolled));
+      counter(r, "rdma.bytes.copied", null, "Bytes the library copied: into send buffers, out of receive buffers to reassemble",
+          e -> e.total(e.bytesCopied, RdmaStatistics::bytesCopied));
+      counter(r, "rdma.bytes.read", null, "Bytes pulled from peers by RDMA READ",
+          e -> e.total(e.bytesRead, RdmaStatistics::bytesRead));
     }
 
     private void counter(MeterRegistry r, String meter, @Nullable String direction, String description,

@@ -286,6 +286,9 @@ class RdmaAutoConfigurationTest {
               .isGreaterThanOrEqualTo(1.0);
           assertThat(registry.get("rdma.completions.polled").tag("endpoint", "server").functionCounter().count())
               .isGreaterThanOrEqualTo(2.0);
+          assertThat(registry.get("rdma.bytes.copied").tag("endpoint", "server").functionCounter().count())
+              .as("the echo's 5 bytes, copied into its send buffer; the request was read in place").isEqualTo(5.0);
+          assertThat(registry.get("rdma.bytes.read").tag("endpoint", "server").functionCounter().count()).isZero();
           assertThat(registry.get("rdma.memory.registered").tag("endpoint", "server").gauge().value())
               .as("closed connections pin nothing").isZero();
         });

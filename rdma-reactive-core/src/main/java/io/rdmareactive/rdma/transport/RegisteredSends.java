@@ -1,0 +1,69 @@
+package io.rdmareactive.rdma.transport;
+
+import io.rdmareactive.rdma.verbs.SendRequest;
+import java.util.ArrayDeque;
+
+/**
+ * The messages a connection sends from registered memory ({@link RegisteredMessage}) whose SENDs
+ * the device may still read: each is released, giving its region back, once every data send up
+ * to its last one has retired. Send completions come in posting order and one signaled completion
+ * retires the unsignaled sends before it ({@link SendDoorbell}), so a message is never released
+ * while a send of it is still with the device. Plain state driven from the connection's drain.
+ */
+final class RegisteredSends {
+  private final RegisteredBuffers buffers;
+  private final ArrayDeque<RegisteredMessage> inFlight = new ArrayDeque<>();
+
+  RegisteredSends(RegisteredBuffers buffers) {
+    this.buffers = buffers;
+  }
+
+  /**
+   * The gather entries of a fragment of {@code m}: {@code length} bytes at {@code at} in the
+   * message, straight from its region, after the {@code declared} bytes of send buffer
+   * {@code index} that a first fragment begins with (none: index -1).
+   */
+  void gather(SendRequest r, RegisteredMessage m, int index, int declared, long at, int length) {
+    if (index >= 0) {
+      r.gather(buffers.sendRegion(index), buffers.offset(index), declared);
+    }
+    if (length > 0) { // an empty entry is no entry: some devices read a zero length as 2 GiB
+      r.gather(m.region(), m.offset() + at, length);
+    }
+  }
+
+  /** The last send of {@code m} (or the last one posted, when it is abandoned half sent) is data send {@code sequence}. */
+  void posted(RegisteredMessage m, long sequence) {
+    m.lastSequence = sequence;
+    inFlight.add(m);
+  }
+
+  /**
+   * {@code m} is dropped half sent (disconnecting): released once the sends posted so far, up to
+   * {@code posted}, retired ({@code completed} have).
+   */
+  void abandoned(RegisteredMessage m, long posted, long completed) {
+    posted(m, posted);
+    retired(completed);
+  }
+
+  /** Data sends up to {@code sequence} retired (succeeded or failed): their messages are released. */
+  void retired(long sequence) {
+    RegisteredMessage m;
+    while ((m = inFlight.peek()) != null && m.lastSequence <= sequence) {
+      inFlight.poll();
+      m.release();
+    }
+  }
+
+  /**
+   * The queue pair is destroyed, so the device reads none of the memory any more: releases what
+   * a close that gave up on its flush completions still held.
+   */
+  void releaseAll() {
+    RegisteredMessage m;
+    while ((m = inFlight.poll()) != null) {
+      m.release();
+    }
+  }
+}

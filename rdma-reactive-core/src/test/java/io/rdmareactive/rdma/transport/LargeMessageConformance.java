@@ -1,0 +1,218 @@
+package io.rdmareactive.rdma.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rdmareactive.rdma.ResourceBusyException;
+import io.rdmareactive.rdma.ResourceClosedException;
+import io.rdmareactive.rdma.device.RdmaDevices;
+import io.rdmareactive.rdma.spi.RdmaProvider;
+import io.rdmareactive.rdma.verbs.Access;
+import io.rdmareactive.rdma.verbs.MemoryRegion;
+import io.rdmareactive.rdma.verbs.ProtectionDomain;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
+import reactor.test.StepVerifier;
+
+/**
+ * Large messages and copies: a fragmented message is copied once on each side (into the send
+ * buffers, then into memory sized from its declared length), and a message sent from memory the
+ * user registered on the loops' protection domain is not copied at all, holds its region until
+ * the device is done with it, and bad uses of it fail that send alone, typed, with nothing sent.
+ */
+public abstract class LargeMessageConformance extends TransportSuite {
+  private static final int BUFFER = 1024;
+
+  private RdmaLoopResources loops;
+  private ProtectionDomain pd;
+  private Arena arena;
+  private MemoryRegion region;
+  private MemorySegment memory;
+  private final List<MemoryRegion> regions = new ArrayList<>();
+
+  @BeforeEach
+  void registerMemoryOnTheLoopsPd() {
+    loops = RdmaLoopResources.create("conf-zcopy", 1);
+    RdmaProvider provider = RdmaDevices.provider(fixture().provider());
+    pd = loops.protectionDomain(provider, provider.devices().getFirst().name());
+    arena = Arena.ofShared();
+    memory = arena.allocate(16 * BUFFER, 4096);
+    byte[] pattern = random((int) memory.byteSize(), 22);
+    MemorySegment.copy(pattern, 0, memory, ValueLayout.JAVA_BYTE, 0, pattern.length);
+    region = register(pd, memory);
+  }
+
+  private MemoryRegion register(ProtectionDomain on, MemorySegment m) {
+    MemoryRegion r = on.registerMemory(m, Access.local());
+    regions.add(r);
+    return r;
+  }
+
+  @AfterEach
+  void freeTheMemoryAndTheLoops() {
+    closeAndCheckNothingLeaked(); // the connections first: the PD outlives them
+    clients.clear();
+    servers.clear();
+    for (MemoryRegion r : regions) {
+      r.close();
+    }
+    arena.close();
+    StepVerifier.create(loops.disposeLater()).expectComplete().verify(WAIT);
+    oneMoreConnection();
+  }
+
+  private RdmaConnection client(DisposableRdmaServer server, int bufferSize) {
+    return connect(client(server).runOn(loops).option(RdmaOption.BUFFER_SIZE, bufferSize));
+  }
+
+  private byte[] bytesAt(long offset, int length) {
+    return memory.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE);
+  }
+
+  /**
+   * A fragmented message is copied once into the sender's buffers and once out of the receiver's,
+   * into memory allocated at the length its first fragment declares: no byte twice, no growing.
+   */
+  @Test
+  void aFragmentedMessageIsCopiedOnceOnEachSide() {
+    byte[] message = random(7 * BUFFER / 2, 7);
+    AtomicReference<RdmaConnection> serverSide = new AtomicReference<>();
+    Sinks.One<byte[]> received = Sinks.one();
+    DisposableRdmaServer server = bind(server().option(RdmaOption.BUFFER_SIZE, BUFFER).doOnConnection(serverSide::set)
+        .handle((in, out) -> in.receiveBytes().take(1).doOnNext(received::tryEmitValue).then()));
+    RdmaConnection c = client(server, BUFFER);
+    StepVerifier.create(c.outbound().send(Mono.just(message))).expectComplete().verify(WAIT);
+    assertThat(received.asMono().block(WAIT)).isEqualTo(message);
+    assertThat(c.statistics().bytesCopied()).as("into the send buffers").isEqualTo(message.length);
+    assertThat(serverSide.get().statistics().bytesCopied()).as("reassembled, each byte once")
+        .isEqualTo(message.length);
+    assertThat(c.statistics().bytesRead() + serverSide.get().statistics().bytesRead()).isZero();
+  }
+
+  /**
+   * Messages from registered memory, empty, small, one buffer's worth and fragmented, arrive
+   * whole and in order with no byte copied by the sender; each is released once its SENDs
+   * completed, and the region can then be deregistered.
+   */
+  @Test
+  void messagesFromRegisteredMemoryAreSentWithoutACopy() {
+    int[][] slices = {{0, 0}, {3, 1}, {100, 200}, {BUFFER, BUFFER}, {5, BUFFER + 1}, {7, 5 * BUFFER + 13}};
+    List<byte[]> received = new CopyOnWriteArrayList<>();
+    DisposableRdmaServer server = bind(server().option(RdmaOption.BUFFER_SIZE, BUFFER)
+        .handle((in, out) -> in.receiveBytes().doOnNext(received::add).then()));
+    RdmaConnection c = client(server, BUFFER);
+    List<RegisteredMessage> messages = new ArrayList<>();
+    long total = 0;
+    for (int[] s : slices) {
+      messages.add(OutboundMessage.of(region, s[0], s[1]));
+      total += s[1];
+    }
+    StepVerifier.create(c.outbound().send(Flux.fromIterable(messages))).expectComplete().verify(WAIT);
+    StepVerifier.create(Mono.when(messages.stream().map(RegisteredMessage::released).toList()))
+        .expectComplete().verify(WAIT);
+    await(() -> received.size() == slices.length);
+    for (int i = 0; i < slices.length; i++) {
+      assertThat(received.get(i)).as("message %d", i).isEqualTo(bytesAt(slices[i][0], slices[i][1]));
+    }
+    RdmaStatistics s = c.statistics();
+    assertThat(s.bytesCopied()).as("bytes the sender copied").isZero();
+    assertThat(s.bytesSent()).isEqualTo(total);
+    assertThat(s.messagesSent()).isEqualTo(slices.length);
+    // A fragmented one again, after the rest completed: still nothing copied.
+    StepVerifier.create(c.outbound().send(Mono.just(OutboundMessage.of(region, 0, 3 * BUFFER))))
+        .expectComplete().verify(WAIT);
+    assertThat(c.statistics().bytesCopied()).isZero();
+  }
+
+  /**
+   * The region cannot be deregistered while a message from it is with the transport: a message
+   * stalled half sent (the receiver has no subscriber yet, so only its credit reserve comes back
+   * and the sender keeps its last credit for updates) keeps it, and closing it fails with EBUSY;
+   * once a subscriber asks, the message completes, is released, and the region closes.
+   */
+  @Test
+  void aRegionStaysRegisteredWhileAMessageFromItIsInFlight() {
+    int size = 8 * BUFFER;
+    Sinks.Empty<Void> gate = Sinks.empty();
+    List<byte[]> received = new CopyOnWriteArrayList<>();
+    DisposableRdmaServer server = bind(server().option(RdmaOption.BUFFER_SIZE, BUFFER)
+        .handle((in, out) -> gate.asMono().thenMany(in.receiveBytes()).doOnNext(received::add).then()));
+    RdmaConnection c = client(server, BUFFER);
+    MemorySegment own = arena.allocate(size, 4096);
+    own.fill((byte) 9);
+    MemoryRegion stalled = register(pd, own);
+    RegisteredMessage m = OutboundMessage.of(stalled, 0, size);
+    Mono<Void> sending = c.outbound().send(Mono.just(m)).cache();
+    sending.subscribe(null, e -> { });
+    await(() -> c.statistics().bytesSent() > 0 && c.statistics().creditStalls() > 0); // taken, part sent, stalled
+    assertThat(c.statistics().bytesSent()).as("part of it").isLessThan(size);
+    assertThatThrownBy(stalled::close).isInstanceOf(ResourceBusyException.class);
+    assertThat(stalled.isClosed()).isFalse();
+    gate.tryEmitEmpty();
+    StepVerifier.create(sending.then(m.released())).expectComplete().verify(WAIT);
+    await(() -> received.size() == 1);
+    assertThat(received.get(0)).isEqualTo(own.toArray(ValueLayout.JAVA_BYTE));
+    stalled.close();
+    regions.remove(stalled);
+  }
+
+  /**
+   * Bad uses fail at once or fail their send alone, typed, with nothing sent and the region not
+   * held: a range outside the region, a deregistered region, a region of another protection
+   * domain, a message sent twice. The connection goes on.
+   */
+  @Test
+  void badRegisteredMessagesFailTheirSendAloneAndSendNothing() {
+    List<byte[]> received = new CopyOnWriteArrayList<>();
+    DisposableRdmaServer server = bind(server().option(RdmaOption.BUFFER_SIZE, BUFFER)
+        .handle((in, out) -> in.receiveBytes().doOnNext(received::add).then()));
+    RdmaConnection c = client(server, BUFFER);
+    long size = memory.byteSize();
+    assertThatThrownBy(() -> OutboundMessage.of(region, -1, 10)).isInstanceOf(IndexOutOfBoundsException.class);
+    assertThatThrownBy(() -> OutboundMessage.of(region, size - 4, 5)).isInstanceOf(IndexOutOfBoundsException.class);
+    assertThatThrownBy(() -> OutboundMessage.of(region, 0, -1)).isInstanceOf(IndexOutOfBoundsException.class);
+
+    MemoryRegion gone = register(pd, arena.allocate(BUFFER, 4096));
+    RegisteredMessage late = OutboundMessage.of(gone, 0, BUFFER);
+    gone.close();
+    assertThatThrownBy(() -> OutboundMessage.of(gone, 0, 1)).isInstanceOf(ResourceClosedException.class);
+    StepVerifier.create(c.outbound().send(Mono.just(late))).expectError(ResourceClosedException.class).verify(WAIT);
+    StepVerifier.create(late.released()).expectComplete().verify(WAIT);
+
+    RdmaLoopResources others = RdmaLoopResources.create("conf-zcopy-other", 1);
+    try {
+      RdmaProvider provider = RdmaDevices.provider(fixture().provider());
+      ProtectionDomain otherPd = others.protectionDomain(provider, provider.devices().getFirst().name());
+      MemoryRegion foreign = otherPd.registerMemory(arena.allocate(BUFFER, 4096), Access.local());
+      RegisteredMessage wrongPd = OutboundMessage.of(foreign, 0, BUFFER);
+      StepVerifier.create(c.outbound().send(Mono.just(wrongPd)))
+          .expectErrorSatisfies(e -> assertThat(e).isInstanceOf(IllegalArgumentException.class)
+              .hasMessageContaining("another protection domain"))
+          .verify(WAIT);
+      foreign.close(); // not held: the failed send let it go
+    } finally {
+      StepVerifier.create(others.disposeLater()).expectComplete().verify(WAIT);
+    }
+
+    RegisteredMessage once = OutboundMessage.of(region, 0, 16);
+    StepVerifier.create(c.outbound().send(Mono.just(once))).expectComplete().verify(WAIT);
+    StepVerifier.create(c.outbound().send(Mono.just(once))).expectError(IllegalStateException.class).verify(WAIT);
+
+    StepVerifier.create(c.outbound().sendString(Mono.just("still up"))).expectComplete().verify(WAIT);
+    await(() -> received.size() == 2);
+    assertThat(received.get(0)).isEqualTo(bytesAt(0, 16));
+    assertThat(utf8(received.get(1))).isEqualTo("still up");
+    assertThat(c.statistics().messagesSent()).as("only the good ones went").isEqualTo(2);
+  }
+}

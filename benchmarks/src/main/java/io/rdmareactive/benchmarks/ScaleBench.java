@@ -71,11 +71,13 @@ public final class ScaleBench {
     long rss = statusKiB("VmRSS:");
     System.gc();
     long heapUsed = Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory();
+    String resourcesIdle = rdmaResources(provider);
     conns.forEach(RdmaConnection::dispose);
     Flux.fromIterable(conns).flatMap(RdmaConnection::onDispose).then().block(Duration.ofMinutes(30));
     long t3 = System.nanoTime();
     server.disposeNow(Duration.ofMinutes(5));
     loops.disposeLater().block(Duration.ofMinutes(1));
+    String resourcesAfter = rdmaResources(provider);
     System.out.printf("scale: provider %s, %d connections (%d QPs), %s%n", provider, n, 2 * n, loops);
     System.out.printf("scale: connect %.1f s (%.1f s per 1,000), echo and stream %.1f s, close %.1f s (%.1f s per 1,000)%n",
         sec(t1 - t0), sec(t1 - t0) * 1000 / n, sec(t2 - t1), sec(t3 - t2), sec(t3 - t2) * 1000 / n);
@@ -88,6 +90,31 @@ public final class ScaleBench {
     System.out.printf("scale: after streaming %d messages per connection with unbounded demand, idle: registered "
         + "%.1f MiB in all (both ends, %.1f KiB per connection end), resident set %.1f MiB, heap used %.1f MiB%n",
         messages, registeredIdle / 1048576.0, registeredIdle / 1024.0 / (2.0 * n), rss / 1024.0, heapUsed / 1048576.0);
+    if (resourcesIdle != null) {
+      System.out.printf("scale: rdma resource, idle with %d connections: %s%n", n, resourcesIdle);
+      System.out.printf("scale: rdma resource, after close and the loops' disposal: %s%n", resourcesAfter);
+    }
+  }
+
+  /**
+   * The kernel's count of verbs objects (`rdma resource show`), for the native provider only: it
+   * shows whether SRQs and MRs grow with connections or with loops. Null for another provider.
+   */
+  private static String rdmaResources(String provider) {
+    if (!provider.equals("native")) {
+      return null;
+    }
+    try {
+      Process p = new ProcessBuilder("rdma", "resource", "show").redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+      p.waitFor();
+      return out.replaceAll("\\s+", " ");
+    } catch (IOException e) {
+      return "(rdma resource show failed: " + e.getMessage() + ")";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "(interrupted)";
+    }
   }
 
   private static long registered(List<RdmaConnection> conns) {

@@ -14,6 +14,8 @@
 int main(void) {
   SIZE(ibv_context);
   OFF(ibv_context, ops);
+  OFF(ibv_context, ops.alloc_mw);
+  OFF(ibv_context, ops.dealloc_mw);
   OFF(ibv_context, ops.poll_cq);
   OFF(ibv_context, ops.req_notify_cq);
   OFF(ibv_context, ops.post_srq_recv);
@@ -171,9 +173,19 @@ int main(void) {
   OFF(ibv_send_wr, opcode);
   OFF(ibv_send_wr, send_flags);
   OFF(ibv_send_wr, imm_data);
+  OFF(ibv_send_wr, invalidate_rkey);
   OFF(ibv_send_wr, wr.rdma.remote_addr);
   OFF(ibv_send_wr, wr.rdma.rkey);
   OFF(ibv_send_wr, qp_type.xrc.remote_srqn);
+  OFF(ibv_send_wr, bind_mw.mw);
+  OFF(ibv_send_wr, bind_mw.rkey);
+  OFF(ibv_send_wr, bind_mw.bind_info.mr);
+  OFF(ibv_send_wr, bind_mw.bind_info.addr);
+  OFF(ibv_send_wr, bind_mw.bind_info.length);
+  OFF(ibv_send_wr, bind_mw.bind_info.mw_access_flags);
+
+  SIZE(ibv_mw);
+  OFF(ibv_mw, rkey);
 
   SIZE(ibv_recv_wr);
   OFF(ibv_recv_wr, wr_id);

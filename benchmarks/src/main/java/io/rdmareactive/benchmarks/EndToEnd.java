@@ -194,6 +194,9 @@ public final class EndToEnd {
   static final String DEFAULTS_METRIC = "throughput 64 KiB, default options";
   /** The 64 KiB stream sent from registered memory, with no copy (64 KiB buffers, as the plain row). */
   static final String ZERO_COPY_METRIC = "throughput 64 KiB, from registered memory";
+  /** The 1 MiB stream from registered memory, by rendezvous: the receiver pulls each message by RDMA READ (default options). */
+  static final int RENDEZVOUS_SIZE = 1 << 20;
+  static final String RENDEZVOUS_METRIC = "throughput 1 MiB, rendezvous from registered memory";
   /** Completions polled per message of the 64 B stream, from the connections' statistics. */
   static final String SENDER_COMPLETIONS = "completions per message 64 B, sender";
   static final String RECEIVER_COMPLETIONS = "completions per message 64 B, receiver";
@@ -246,6 +249,12 @@ public final class EndToEnd {
           report.add(new Figure(ZERO_COPY_METRIC, Report.REFERENCE, send[3], "MB/s", true));
         }
       }
+      // The rendezvous row's reference is a READ stream of its size: what the receiver's READs can reach.
+      int rp = port;
+      port += n.trials();
+      double[] read1m = median(n.trials(), new PortTrial(rp,
+          q -> perftest.runRetrying("ib_read_bw", RENDEZVOUS_SIZE, Math.max(100, n.bwIters() / 30), q)));
+      report.add(new Figure(RENDEZVOUS_METRIC, Report.REFERENCE, read1m[3], "MB/s", true));
       double[] rate = median(n.trials(),
           new PortTrial(port, q -> perftest.runRetrying("ib_send_bw", RATE_SIZE, n.bwIters() * 5, q)));
       report.add(new Figure("message rate " + label(RATE_SIZE), Report.REFERENCE, rate[4], "Mmsg/s", true));
@@ -327,6 +336,12 @@ public final class EndToEnd {
       double[] zeroCopy = median(n.trials(), () -> b.streamFromRegisteredMemory(DEFAULTS_SIZE, count));
       report.add(new Figure(ZERO_COPY_METRIC, b.name(), zeroCopy[0], "MB/s", true));
     }
+    double[] rendezvousProbe = b.streamByRendezvous(RENDEZVOUS_SIZE, 20);
+    if (rendezvousProbe != null) {
+      int count = sized(n.trialSeconds() * rendezvousProbe[1], 20, 100_000);
+      double[] rendezvous = median(n.trials(), () -> b.streamByRendezvous(RENDEZVOUS_SIZE, count));
+      report.add(new Figure(RENDEZVOUS_METRIC, b.name(), rendezvous[0], "MB/s", true));
+    }
   }
 
   /** The median of {@code trials} one-way streams, each sized from a probe to last about {@code trialSeconds}. */
@@ -355,6 +370,11 @@ public final class EndToEnd {
 
     /** The same stream with the system's default options, or null where it has none to show. */
     default double @org.jspecify.annotations.Nullable [] streamWithDefaults(int size, int count) throws Exception {
+      return null;
+    }
+
+    /** A stream of messages above the rendezvous threshold from registered memory, or null where the system has none. */
+    default double @org.jspecify.annotations.Nullable [] streamByRendezvous(int size, int count) throws Exception {
       return null;
     }
 

@@ -157,14 +157,30 @@ final class RdmaBench implements EndToEnd.Bench {
    */
   @Override
   public double[] streamFromRegisteredMemory(int size, int count) throws InterruptedException {
+    return streamFromRegion(size, count, Access.local(), Math.max(1024, size), bufferCount(size));
+  }
+
+  /**
+   * Messages of {@code size} (above RENDEZVOUS_THRESHOLD) from one region registered once on the
+   * client loops' protection domain, with window binding allowed, and the default options: each
+   * goes by rendezvous, the server pulling it by RDMA READ into pooled memory, nothing copied.
+   */
+  @Override
+  public double[] streamByRendezvous(int size, int count) throws InterruptedException {
+    return streamFromRegion(size, count, java.util.EnumSet.of(Access.LOCAL_WRITE, Access.MW_BIND),
+        RdmaOption.BUFFER_SIZE.defaultValue(), RdmaOption.BUFFER_COUNT.defaultValue());
+  }
+
+  /** A stream of messages of {@code size}, each {@code OutboundMessage.of} one region registered once with {@code access}. */
+  private double[] streamFromRegion(int size, int count, java.util.Set<Access> access, int bufferSize, int bufferCount)
+      throws InterruptedException {
     RdmaLoopResources loops = loops();
     RdmaProvider p = RdmaDevices.provider(provider);
     ProtectionDomain pd = loops.protectionDomain(p, p.devices().getFirst().name());
     try (Arena arena = Arena.ofShared()) {
-      MemoryRegion region = pd.registerMemory(arena.allocate(size, 4096), Access.local());
+      MemoryRegion region = pd.registerMemory(arena.allocate(size, 4096), access);
       try {
-        return stream(size, count, Math.max(1024, size), bufferCount(size), loops,
-            () -> OutboundMessage.of(region, 0, size));
+        return stream(size, count, bufferSize, bufferCount, loops, () -> OutboundMessage.of(region, 0, size));
       } finally {
         region.close(); // the connection is closed: every message was released
       }

@@ -36,6 +36,8 @@ final class Fabric {
   final Map<Integer, MemSharedReceiveQueue> xrcSrqs = new HashMap<>();
   /** Memory regions by key (lkey == rkey here). Guarded by lock. */
   final Map<Integer, MemMemoryRegion> regions = new HashMap<>();
+  /** Memory windows by key without its low 8 bits (the part a bind leaves). Guarded by lock. */
+  final Map<Integer, MemMemoryWindow> windows = new HashMap<>();
   /** Shared XRC domains by (device, file key). Guarded by lock. */
   final Map<Object, MemXrcDomainState> xrcDomains = new HashMap<>();
   /** Listeners by port: every resolved address reaches this fabric, so the port alone names one. */

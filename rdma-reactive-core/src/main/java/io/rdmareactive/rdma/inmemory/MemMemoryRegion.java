@@ -49,6 +49,16 @@ final class MemMemoryRegion extends AbstractMemoryRegion {
     return mr.segment.asSlice(address - base, length);
   }
 
+  /** Its key (lkey == rkey), what the fabric's registry knows it by. */
+  int key() {
+    return key;
+  }
+
+  /** The PD whose objects may use it. */
+  MemProtectionDomain scope() {
+    return scope;
+  }
+
   @Override
   protected void release() {
     synchronized (fabric.lock) {

@@ -6,6 +6,7 @@ import io.rdmareactive.rdma.spi.AbstractProtectionDomain;
 import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.Access;
 import io.rdmareactive.rdma.verbs.MemoryRegion;
+import io.rdmareactive.rdma.verbs.MemoryWindow;
 import io.rdmareactive.rdma.verbs.ParentDomain;
 import io.rdmareactive.rdma.verbs.QueuePair;
 import io.rdmareactive.rdma.verbs.QueuePairOptions;
@@ -65,6 +66,11 @@ class MemProtectionDomain extends AbstractProtectionDomain implements MemContext
   @Override
   protected MemoryRegion register(MemorySegment segment, Set<Access> access) {
     return new MemMemoryRegion(this, segment, access);
+  }
+
+  @Override
+  protected MemoryWindow newMemoryWindow() {
+    return new MemMemoryWindow(this);
   }
 
   @Override

@@ -178,10 +178,21 @@ final class MemQueuePairState {
       throw Fabric.failure("ibv_post_send", EINVAL, "inline send of " + sgl.totalLength()
           + " bytes exceeds the QP's maximum inline data of " + maxInlineData);
     }
+    if (request.opcode() == SendRequest.Opcode.BIND_MW) {
+      // A closed window or region is refused here, as the native provider must (its struct is freed).
+      if (!(request.window() instanceof MemMemoryWindow w) || !(request.bindRegion() instanceof MemMemoryRegion mr)) {
+        throw new IllegalArgumentException("BIND_MW needs an in-memory window and region, got " + request.window()
+            + " and " + request.bindRegion());
+      }
+      w.ensureOpen();
+      mr.ensureOpen();
+    }
     WorkCompletion.Opcode opcode = switch (request.opcode()) {
       case SEND, SEND_WITH_IMM -> WorkCompletion.Opcode.SEND;
       case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> WorkCompletion.Opcode.RDMA_WRITE;
       case RDMA_READ -> WorkCompletion.Opcode.RDMA_READ;
+      case BIND_MW -> WorkCompletion.Opcode.BIND_MW;
+      case LOCAL_INV -> WorkCompletion.Opcode.LOCAL_INV;
     };
     synchronized (fabric.lock) {
       if (state == QueuePairState.RESET || state == QueuePairState.INIT || state == QueuePairState.RTR) {
@@ -218,6 +229,15 @@ final class MemQueuePairState {
 
   /** Carries out a send against the peer; returns the sender's completion status. Holds fabric.lock. */
   private WorkCompletion.Status execute(SendRequest r) {
+    // The window operations are local: no peer takes part, none need be there.
+    if (r.opcode() == SendRequest.Opcode.BIND_MW) {
+      transferred = 0;
+      return MemMemoryWindow.bind(fabric, this, r);
+    }
+    if (r.opcode() == SendRequest.Opcode.LOCAL_INV) {
+      transferred = 0;
+      return MemMemoryWindow.invalidate(fabric, scope, r.invalidateKey());
+    }
     ScatterGatherList sgl = r.scatterGather();
     boolean read = r.opcode() == SendRequest.Opcode.RDMA_READ;
     MemorySegment[] local = new MemorySegment[sgl.count()];
@@ -239,7 +259,7 @@ final class MemQueuePairState {
     switch (r.opcode()) {
       case RDMA_READ -> {
         MemorySegment remote = (t.remoteAccess & Access.REMOTE_READ.bit()) == 0 ? null
-            : MemMemoryRegion.resolve(fabric, r.remoteKey(), r.remoteAddress(), total, t.scope, Access.REMOTE_READ);
+            : remote(t, r.remoteKey(), r.remoteAddress(), total, Access.REMOTE_READ);
         if (remote == null) {
           t.toErrorLocked();
           return REM_ACCESS_ERR;
@@ -251,7 +271,7 @@ final class MemQueuePairState {
         // A zero-byte write names no remote memory: its address and key are not checked (IBTA C9-88).
         MemorySegment remote = (t.remoteAccess & Access.REMOTE_WRITE.bit()) == 0 ? null
             : total == 0 ? MemorySegment.NULL
-            : MemMemoryRegion.resolve(fabric, r.remoteKey(), r.remoteAddress(), total, t.scope, Access.REMOTE_WRITE);
+            : remote(t, r.remoteKey(), r.remoteAddress(), total, Access.REMOTE_WRITE);
         if (remote == null) {
           t.toErrorLocked();
           return REM_ACCESS_ERR;
@@ -266,6 +286,12 @@ final class MemQueuePairState {
         return deliver(t, r, local, null);
       }
     }
+  }
+
+  /** The target's memory a remote key names: a region's, or a window's bound through {@code t}. Holds fabric.lock. */
+  private @Nullable MemorySegment remote(MemQueuePairState t, int rkey, long address, long length, Access needed) {
+    MemorySegment m = MemMemoryRegion.resolve(fabric, rkey, address, length, t.scope, needed);
+    return m != null ? m : MemMemoryWindow.resolve(fabric, rkey, address, length, t, needed);
   }
 
   /** A send, or the receive-consuming part of a write with immediate. Holds fabric.lock. */

@@ -38,15 +38,13 @@ import reactor.util.Loggers;
  */
 public final class CompletionEventLoop extends Thread implements NonBlocking {
   static final Duration WAIT = Duration.ofMillis(100);
-  /** Empty polling rounds between clock reads in {@link #spin()}. */
-  private static final int CLOCK_ROUNDS = 8;
   private static final Logger log = Loggers.getLogger(CompletionEventLoop.class);
 
   /** Null for a busy-polling verbs stream over a CQ without a channel. */
   private final @Nullable CompletionChannel channel;
   /** How long it polls after the last completion before it sleeps; negative: never sleeps while serving. */
   private final long pollBudgetNanos;
-  private final @Nullable IdleStrategy idleStrategy;
+  private final PollSpin spin;
   /** A verbs stream's loop: ends once it serves no CQ and has no timer or task. */
   private final boolean endWhenIdle;
 
@@ -54,7 +52,7 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
   private final ConcurrentLinkedQueue<CompletionRegistration> added = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<CompletionRegistration> removed = new ConcurrentLinkedQueue<>();
   private final ConcurrentLinkedQueue<Runnable> tasks = new ConcurrentLinkedQueue<>();
-  private final LoopTimers timers = new LoopTimers();
+  final LoopTimers timers = new LoopTimers();
   /** Runs the task of a due timer: made once, so a round of the loop allocates nothing. */
   private final java.util.function.Consumer<Runnable> runTimer = this::runTask;
   private final Map<CompletionQueue, CompletionRegistration> served = new IdentityHashMap<>(); // loop thread only
@@ -62,7 +60,7 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
   /** Guards {@link #ended} against what is added meanwhile, so nothing is queued to a loop that has ended. */
   private final Object endLock = new Object();
   private boolean ended; // guarded by endLock
-  private volatile boolean stopping;
+  volatile boolean stopping;
   private final Sinks.Empty<Void> stopped = Sinks.empty();
 
   private CompletionEventLoop(String name, @Nullable CompletionChannel channel, long pollBudgetNanos,
@@ -70,7 +68,7 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
     super(name);
     this.channel = channel;
     this.pollBudgetNanos = pollBudgetNanos;
-    this.idleStrategy = idleStrategy != null ? idleStrategy.copy() : null;
+    this.spin = new PollSpin(this, servedList, pollBudgetNanos, idleStrategy != null ? idleStrategy.copy() : null);
     this.endWhenIdle = endWhenIdle;
     setDaemon(true);
   }
@@ -247,10 +245,10 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
           while ((r = ready.poll()) != null) {
             r.drain();
           }
-          if (!ready.isEmpty() || !added.isEmpty() || !removed.isEmpty() || timers.anyAdded() || !tasks.isEmpty()) {
+          if (pending()) {
             continue;
           }
-          if (pollBudgetNanos != 0 && spin()) {
+          if (pollBudgetNanos != 0 && spin.spin()) {
             continue;
           }
         }
@@ -370,64 +368,10 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
     }
   }
 
-
-
-  /**
-   * Polls the CQs with demand until one delivers (true) or the budget passes without any
-   * (false: arm and sleep), as Netty's epoll loop spins before epoll_wait. CQs stay armed
-   * meanwhile; an event for a completion polled here only costs an empty drain later. False at
-   * once when no CQ has demand.
-   */
-  private boolean spin() {
-    // The clock is read once per CLOCK_ROUNDS empty rounds, for the budget and the timers alike:
-    // in a VM whose clocksource has no vDSO path each System.nanoTime() is a system call, which
-    // read every round would slow the polling itself. A timer or the budget's end is noticed at
-    // most that many rounds late (microseconds, against timers of milliseconds and more).
-    long start = pollBudgetNanos < 0 ? 0 : System.nanoTime();
-    int rounds = 0;
-    for (;;) {
-      boolean demand = false;
-      for (int i = 0; i < servedList.size(); i++) {
-        CompletionRegistration r = servedList.get(i);
-        if (r.hasDemand()) {
-          demand = true;
-          if (r.drain() > 0) {
-            if (idleStrategy != null) {
-              idleStrategy.reset();
-            }
-            return true;
-          }
-        }
-      }
-      if (stopping || !ready.isEmpty() || !added.isEmpty() || !removed.isEmpty() || timers.anyAdded()
-          || !tasks.isEmpty()) {
-        return true;
-      }
-      if (!demand) {
-        return false;
-      }
-      if (++rounds % CLOCK_ROUNDS == 0) {
-        long now = System.nanoTime();
-        if (timers.dueAt(now)) {
-          return true;
-        }
-        if (pollBudgetNanos >= 0 && now - start >= pollBudgetNanos) {
-          return false;
-        }
-      }
-      idle();
-    }
+  /** Whether a CQ is ready or something was queued to the loop: a spin ends for it. */
+  boolean pending() {
+    return !ready.isEmpty() || !added.isEmpty() || !removed.isEmpty() || timers.anyAdded() || !tasks.isEmpty();
   }
-
-  /** Between empty polling rounds; the idle strategy may park (BlockHound allows it here). */
-  private void idle() {
-    if (idleStrategy != null) {
-      idleStrategy.idle(0);
-    } else {
-      Thread.onSpinWait();
-    }
-  }
-
 
   /** The one place this non-blocking thread may block: waiting for the channel (BlockHound allows it). */
   private static boolean awaitEvent(CompletionChannel channel, long nanos) {
@@ -446,5 +390,4 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
   public String toString() {
     return getName();
   }
-
 }

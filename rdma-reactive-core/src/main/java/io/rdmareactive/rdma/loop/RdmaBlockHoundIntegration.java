@@ -14,7 +14,7 @@ public final class RdmaBlockHoundIntegration implements BlockHoundIntegration {
   public void applyTo(BlockHound.Builder builder) {
     builder.allowBlockingCallsInside("io.rdmareactive.rdma.loop.CompletionEventLoop", "awaitEvent");
     // A busy-polling loop's idle strategy may park between empty rounds (back-off, park).
-    builder.allowBlockingCallsInside("io.rdmareactive.rdma.loop.CompletionEventLoop", "idle");
+    builder.allowBlockingCallsInside("io.rdmareactive.rdma.loop.PollSpin", "idle");
     // A busy loop without demand parks until a request or a task wakes it.
     builder.allowBlockingCallsInside("io.rdmareactive.rdma.loop.CompletionEventLoop", "awaitDemand");
   }

@@ -2,6 +2,7 @@ package io.rdmareactive.rdma.spi;
 
 import io.rdmareactive.rdma.verbs.Access;
 import io.rdmareactive.rdma.verbs.MemoryRegion;
+import io.rdmareactive.rdma.verbs.MemoryWindow;
 import io.rdmareactive.rdma.verbs.ParentDomain;
 import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import io.rdmareactive.rdma.verbs.QueuePair;
@@ -47,6 +48,15 @@ public abstract class AbstractProtectionDomain extends AbstractRdmaResource impl
     ensureOpen();
     return newParentDomain(threadDomain);
   }
+
+  @Override
+  public final MemoryWindow allocateMemoryWindow() {
+    ensureOpen();
+    return newMemoryWindow();
+  }
+
+  /** ibv_alloc_mw (type 2) on this open PD. */
+  protected abstract MemoryWindow newMemoryWindow();
 
   /** ibv_reg_mr, with arguments already checked; {@code access} is immutable. */
   protected abstract MemoryRegion register(MemorySegment segment, Set<Access> access);

@@ -24,6 +24,10 @@ final class CompletionDispatcher implements CompletionRing.Handler, SendDoorbell
   static final long RETIRER = 5L << 40;
   /** A data send gathered from a user's registered memory alone (see {@link RegisteredMessage}): no send buffer. */
   static final long ZERO_COPY = 6L << 40;
+  /** A rendezvous: the bind of a memory window to a message, the LOCAL_INV revoking it, a READ pulling one. */
+  static final long RNDV_BIND = 7L << 40;
+  static final long RNDV_INVALIDATE = 8L << 40;
+  static final long RNDV_READ = 9L << 40;
   private static final long TAG = 0xFFL << 40;
   /**
    * The length the ring carries for a successful receive that no SEND filled (an RDMA WRITE with
@@ -127,6 +131,10 @@ final class CompletionDispatcher implements CompletionRing.Handler, SendDoorbell
       if (status == WorkCompletion.Status.RNR_RETRY_EXC_ERR) {
         counters.receiverNotReady();
       }
+      if (tag == RNDV_READ && status != WorkCompletion.Status.WR_FLUSH_ERR && up()) {
+        // The peer's descriptor named memory its key does not open: it broke the protocol.
+        connection.protocolError("its rendezvous descriptor named memory that an RDMA READ could not read (" + status + ")");
+      }
       // A send failing because the peer just disconnected is the disconnect, not a fault.
       if (up() && connection.failure() == null) {
         connection.fail(completionFailure(tag == KEEPALIVE
@@ -145,6 +153,11 @@ final class CompletionDispatcher implements CompletionRing.Handler, SendDoorbell
       return;
     }
     sender.sendCompleted(tag == DATA || tag == ZERO_COPY, bufferGone || tag == ZERO_COPY ? -1 : (int) wrId, success);
+    if (tag == RNDV_READ) {
+      receiver.rendezvous().readRetired(success);
+    } else if (tag == RNDV_BIND || tag == RNDV_INVALIDATE) {
+      sender.rendezvous().keyRetired(tag == RNDV_INVALIDATE, success);
+    }
     if (tag == KEEPALIVE) {
       keepalive.probeCompleted(success);
     } else if (success) {

@@ -115,6 +115,7 @@ final class ConnectionCloser {
     dispose(flushTimer);
     connection.cancelCompletions();
     buffers.deregister();
+    releaseRendezvous();
     free(0);
   }
 
@@ -129,7 +130,8 @@ final class ConnectionCloser {
     Throwable f = connection.failure();
     boolean peerGone = connection.peerDisconnected();
     boolean local = connection.disposeRequested();
-    int outstanding = sender.sendsOutstanding();
+    // A rendezvous in either direction is a send outstanding too: a DONE owed, or one awaited.
+    int outstanding = sender.sendsOutstanding() + sender.rendezvous().outstanding();
     if (f == null && !peerGone) {
       if (!local) {
         return;
@@ -221,6 +223,7 @@ final class ConnectionCloser {
     receiver.rescue(connection.peerDisconnected() && !connection.disposeRequested() && connection.failure() == null);
     connection.cancelCompletions();
     buffers.deregister();
+    releaseRendezvous();
     try {
       receiver.emit(closed); // before onDispose, which cancels a server's handler
     } finally {
@@ -252,6 +255,19 @@ final class ConnectionCloser {
     }
     closedFlag = true;
     disposed.tryEmitEmpty();
+  }
+
+  /**
+   * The rendezvous' keys, registrations and READ targets go with the buffers' registrations, and
+   * for the same reason: the queue pair is disconnected and its work requests are done, and they
+   * must go before the endpoint, whose close may free the protection domain they are on.
+   */
+  private void releaseRendezvous() {
+    try {
+      sender.rendezvous().releaseAll();
+    } finally {
+      receiver.rendezvous().close();
+    }
   }
 
   /** Closed: drops whatever still arrives. */

@@ -26,6 +26,7 @@ final class ConnectionCounters {
   private volatile long signaledSends;
   private volatile long completionsPolled;
   private volatile long bytesCopied;
+  private volatile long bytesRead;
   /**
    * Sequence numbers of the data sends in flight that end messages, and how many each ends (a
    * batch ends several), so that a message counts as sent when its last send completes (a ring:
@@ -46,7 +47,7 @@ final class ConnectionCounters {
     return new RdmaStatistics(messagesSent, messagesReceived, bytesSent, bytesReceived, creditUpdatesSent,
         creditUpdatesReceived, credits, maxSendsInFlight, receiverNotReady, creditViolations, creditStalls,
         completionErrors, registeredBytes, flushGiveUps, dataSends, doorbells, signaledSends, completionsPolled,
-        messagesHeld.get(), bytesCopied, 0); // bytesRead: nothing is pulled by RDMA READ yet
+        messagesHeld.get(), bytesCopied, bytesRead);
   }
 
   void bytesReceived(int n) {
@@ -142,6 +143,11 @@ final class ConnectionCounters {
    */
   void bytesCopied(long n) {
     bytesCopied += n;
+  }
+
+  /** {@code n} bytes of a rendezvous message were pulled from the peer by RDMA READ (drain). */
+  void bytesRead(long n) {
+    bytesRead += n;
   }
 
   /** The close stopped waiting for the flush completions of what was still posted. */

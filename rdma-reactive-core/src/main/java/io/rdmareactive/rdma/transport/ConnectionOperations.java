@@ -8,7 +8,6 @@ import io.rdmareactive.rdma.spi.Endpoint;
 import io.rdmareactive.rdma.verbs.SharedReceiveQueue;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import org.reactivestreams.Publisher;
 import reactor.core.Disposable;
@@ -22,8 +21,8 @@ import reactor.util.Loggers;
  * together: {@link RegisteredBuffers}, the
  * {@link InboundReceiver} and {@link OutboundSender} (flow control: see {@link CreditWindow}), the
  * {@link CompletionIntake} feeding the {@link CompletionRing}, and the {@link ConnectionCloser}. Their
- * state is touched only inside {@link #drain()}, which one thread at a time runs (a
- * work-in-progress counter, as in Reactor's operators): completions, requests, releases, new
+ * state is touched only inside {@link #drain()}, which one thread at a time runs ({@link
+ * ConnectionDrain}): completions, requests, releases, new
  * sends and dispose only enqueue and call it, so nothing locks or blocks. The connection holds its
  * loop (from its {@link RdmaLoopResources}): the loop polls its CQ and hands the completions to it,
  * runs its drain and its timers. The drain hands each completion to the {@link CompletionDispatcher}.
@@ -53,8 +52,6 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
   private final CompletionEventLoop loop;
 
   // Inputs from any thread.
-  private final AtomicInteger wip = new AtomicInteger();
-  private final Runnable drainLoop = this::drainLoop;
   private final CompletionRing ring;
   private volatile boolean disposeRequested;
   private volatile boolean peerDisconnected;
@@ -64,13 +61,13 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
   private boolean started;
   private final Fragmenter fragmenter;
   private final CreditWindow window;
-  private int drainFailures;
 
   private final ConnectionCounters counters;
   private final OutboundSender sender;
   private final SendDoorbell doorbell;
   private final InboundReceiver receiver;
   private final ConnectionCloser closer;
+  private final ConnectionDrain drains;
   private final CompletionIntake intake;
   private final Keepalive keepalive;
   private final CompletionDispatcher dispatcher;
@@ -121,6 +118,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     sender = new OutboundSender(this, doorbell, config, buffers, window, fragmenter, counters);
     closer = new ConnectionCloser(this, endpoint, buffers, ring, sender, receiver, counters,
         config.get(RdmaOption.CLOSE_TIMEOUT));
+    drains = new ConnectionDrain(this, loop, closer);
     intake = new CompletionIntake(this, ring, closer);
     keepalive = new Keepalive(this, config.get(RdmaOption.KEEPALIVE_INTERVAL));
     dispatcher = new CompletionDispatcher(this, endpoint, receiver, sender, doorbell, keepalive, counters, closer,
@@ -216,6 +214,16 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     return endpoint.protectionDomain();
   }
 
+  /** Its outbound side: the inbound side hands it the rendezvous' READs and DONEs (drain state). */
+  OutboundSender sender() {
+    return sender;
+  }
+
+  /** Registrations its READ targets took so far (see {@link ReadTargetPool#registrations}). */
+  long readTargetRegistrations() {
+    return receiver.rendezvous().registrations();
+  }
+
   /** This connection's counters (the engine's parts and its message views count into them). */
   ConnectionCounters counters() {
     return counters;
@@ -223,9 +231,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
 
   @Override
   public RdmaStatistics statistics() {
-    // The drain writes the counters as plain fields and ends each pass with a write to wip:
-    // reading wip first makes every pass that finished visible here, whichever thread asks.
-    wip.get();
+    drains.synchronize(); // the drain writes the counters as plain fields
     return counters.snapshot(window.credits(), buffers.registeredBytes());
   }
 
@@ -312,51 +318,13 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
 
   // ---- the drain ----------------------------------------------------------------------------
 
-  /**
-   * Runs the connection's work, on its loop: a drain that another thread starts (a request, a
-   * send, a dispose, the CM thread's disconnect) is handed to the loop, as Reactor Netty hands
-   * work to a channel's event loop, so credits, sends and receives are posted by one thread.
-   */
+  /** Runs the connection's work on its loop, one thread at a time (see {@link ConnectionDrain#drain}). */
   void drain() {
-    if (wip.getAndIncrement() != 0) {
-      return;
-    }
-    if (!loop.inLoop() && loop.execute(drainLoop)) {
-      return; // the loop runs drainLoop with the work-in-progress count this call took
-    }
-    drainLoop();
+    drains.drain();
   }
 
-  private void drainLoop() {
-    int missed = 1;
-    for (;;) {
-      try {
-        drainOnce();
-        drainFailures = 0;
-      } catch (Throwable t) {
-        // A user callback threw (onNext, a send's subscriber), or an Error such as an
-        // OutOfMemoryError came: this connection fails and closes, the loop and its other
-        // connections go on. Nothing is handed over twice: the ring and the queues take each item
-        // out before its callback runs, so the next pass only carries the close forward.
-        if (failure == null) {
-          log.error("rdma-reactive: " + this + " failed in its drain; closing it", t);
-        }
-        fail(t);
-        if (++drainFailures < 4) {
-          continue; // once more, now failing: the lifecycle takes it from here
-        }
-        log.error("rdma-reactive: " + this + " keeps failing; freeing it without waiting for its work requests", t);
-        closer.abandon();
-        drainFailures = 0;
-      }
-      missed = wip.addAndGet(-missed);
-      if (missed == 0) {
-        return;
-      }
-    }
-  }
-
-  private void drainOnce() {
+  /** One pass of the connection's work: only {@link ConnectionDrain} runs it. */
+  void drainOnce() {
     if (closer.closed()) {
       closer.discardInputs();
       receiver.emit(true);

@@ -117,6 +117,19 @@ final class FragmentReceiver {
     reassembler.clear();
   }
 
+  /**
+   * Reserves {@code n} bytes for a message that arrives another way (a rendezvous, read by RDMA
+   * READ), released as a reassembled one's is ({@link #unreserve}); false, reserving nothing, when
+   * either budget cannot hold it yet.
+   */
+  boolean tryReserve(long n) {
+    if (budgetReturned || reserved + n > budget || !shared.tryReserve(n, connection)) {
+      return false;
+    }
+    reserved += n;
+    return true;
+  }
+
   /** A reassembled message of {@code n} bytes was taken or dropped: its reservation goes. */
   void unreserve(long n) {
     if (budgetReturned) {

@@ -47,6 +47,7 @@ final class InboundReceiver {
   private final BatchDecoder batch = new BatchDecoder();
   private final ReceiveRequest receiveRequest = new ReceiveRequest();
   private final ReceiveDoorbell receives;
+  private final RendezvousReceiver rendezvous;
 
   // Inputs from any thread.
   private final InboundDemand demand;
@@ -84,6 +85,15 @@ final class InboundReceiver {
     this.fragments = new FragmentReceiver(connection, buffers, counters, shared, config.get(RdmaOption.MAX_INBOUND_BYTES),
         ConnectionOperations.inboundMessageLimit(config));
     this.waitingReceives = new int[3 * receiveCount];
+    this.rendezvous = new RendezvousReceiver(connection, counters, fragments, config, m -> {
+      ready.add(m); // read whole: it waits for the subscriber as a reassembled one does
+      readyHeap++;
+    });
+  }
+
+  /** The receiving half of the rendezvous. */
+  RendezvousReceiver rendezvous() {
+    return rendezvous;
   }
 
   /** The inbound Flux: one subscriber, whose demand posts receives. */
@@ -123,7 +133,7 @@ final class InboundReceiver {
       deliverChecked(index, byteLength);
       return;
     }
-    if (!hasImmediate || (immediateData & Protocol.RESERVED_MASK) != 0) {
+    if (HeaderRules.unframed(hasImmediate, immediateData)) {
       buffers.freeReceive(index);
       connection.protocolError("it sent a SEND without a valid rdma-reactive header (reserved bits set, or no immediate data)");
       return;
@@ -131,7 +141,7 @@ final class InboundReceiver {
     int imm = immediateData;
     String violation = window.arrived(imm);
     if (violation == null) {
-      violation = framingViolation(imm, byteLength);
+      violation = HeaderRules.violation(imm, byteLength);
     }
     if (violation != null) {
       buffers.freeReceive(index);
@@ -140,6 +150,11 @@ final class InboundReceiver {
     }
     if ((imm & Protocol.CREDIT) != 0) {
       counters.creditUpdateReceived();
+      buffers.freeReceive(index);
+      return;
+    }
+    if ((imm & Protocol.DONE) != 0) { // no message: never waits behind those that wait for demand
+      rendezvous.take(buffers.receiveMemory(index), buffers.offset(index), byteLength, imm);
       buffers.freeReceive(index);
       return;
     }
@@ -171,6 +186,17 @@ final class InboundReceiver {
    * taking nothing, when it begins a fragmented message that the budget cannot hold yet.
    */
   private boolean take(int index, int length, int imm) {
+    if ((imm & Protocol.RNDV) == 0 && rendezvous.waiting() > 0) {
+      return false; // behind a rendezvous message still to be read: messages arrive in order
+    }
+    if ((imm & (Protocol.RNDV | Protocol.DONE)) != 0) {
+      if (fragments.isFragment(imm)) {
+        return fragments.broken(index, "it sent a rendezvous flag on a fragment");
+      }
+      rendezvous.take(buffers.receiveMemory(index), buffers.offset(index), length, imm);
+      buffers.freeReceive(index);
+      return true;
+    }
     if ((imm & Protocol.BATCH) != 0) {
       if (fragments.isFragment(imm)) { // MORE, or in the middle of a fragmented message
         return fragments.broken(index, "it sent a batch flag on a fragment");
@@ -218,29 +244,6 @@ final class InboundReceiver {
     }
   }
 
-  /**
-   * What is wrong with a SEND of {@code length} bytes with header {@code imm} that the credits
-   * allowed, or null. Each rule is one the sender keeps, and the last two end a ping-pong a peer
-   * could keep up with a receiver that has no demand, whose reserve receives it reposts and grants
-   * whatever comes: a credit update carries at least two grants ({@link CreditWindow}, rule 2, so
-   * that updates answering updates die out), and a fragment that announces more is never empty
-   * (the fragmenter fills every fragment but the last), so that each one brings the message
-   * closer to its maximum size.
-   */
-  private static @Nullable String framingViolation(int imm, int length) {
-    if ((imm & Protocol.CREDIT) != 0) {
-      if (length > 0 || (imm & (Protocol.MORE | Protocol.BATCH)) != 0) {
-        return "it sent a credit update with a payload, a fragment or a batch flag";
-      }
-      if ((imm & Protocol.GRANT_MASK) < 2) {
-        return "it sent a credit update granting " + (imm & Protocol.GRANT_MASK) + " credits (an update grants at least 2)";
-      }
-    } else if ((imm & Protocol.MORE) != 0 && length == 0) {
-      return "it sent an empty fragment";
-    }
-    return null;
-  }
-
   /** A whole message in one SEND: delivered, unless it is larger than this side accepts. */
   private void deliverChecked(int index, int length) {
     if (length > config.maxMessageSize()) { // possible where MAX_MESSAGE_SIZE is below BUFFER_SIZE
@@ -278,6 +281,7 @@ final class InboundReceiver {
           }
         } else {
           fragments.unreserve(m.length());
+          m.release(); // a rendezvous message's pooled memory goes back; a heap one's is garbage anyway
         }
       }
       readyHeap = 0;
@@ -317,6 +321,9 @@ final class InboundReceiver {
 
   /** Posts receives up to the subscriber's demand (framed) or all of them (raw). */
   void postReceives() {
+    if (!raw) {
+      rendezvous.pump(demand.cancelled, demand.subscriber != null && demand.requested.get() > ready.size());
+    }
     if (waitingCount > 0) {
       return; // a message waits for budget: the peer gets no credit until it fits
     }
@@ -325,6 +332,10 @@ final class InboundReceiver {
       target = receiveCount;
     } else {
       long wanted = demand.cancelled ? Long.MAX_VALUE : demand.subscriber == null ? 0 : demand.requested.get();
+      // A DONE the peer owes takes a credit: two receives per message awaiting one, as demand
+      // would post, so that its grants reach the update threshold (CreditWindow, rule 2).
+      long forDones = 2L * connection.sender().rendezvous().awaitingDone();
+      wanted = wanted > Long.MAX_VALUE - forDones ? Long.MAX_VALUE : wanted + forDones;
       long uncovered = Math.max(0, wanted - ready.size());
       int room = Math.max(0, (shared ? Math.min(bufferCount, lent) : bufferCount) - held);
       // The reserve is reposted whatever the demand, and each repost is granted: a peer that
@@ -333,7 +344,7 @@ final class InboundReceiver {
       // peer sending fragments to a subscriber without demand would fill the heap, a message per
       // grant. So at most receiveCount messages ever wait, however they came.
       target = Math.min(Protocol.RESERVE + (int) Math.min(uncovered, room),
-          receiveCount - held - readyHeap);
+          receiveCount - held - readyHeap - rendezvous.waiting());
     }
     while (posted < target && buffers.freeReceives() > 0) {
       int taken = shared ? buffers.promise(target - posted) : receives.post(target - posted); // one ibv_post_recv for the lot
@@ -388,6 +399,11 @@ final class InboundReceiver {
         if (buffers.dropUndelivered(rv.index)) {
           held--;
         }
+      } else if (m instanceof ReadView rv) {
+        // Its target's registration goes with the rest; its memory would wait for a subscriber that may never come.
+        m = new HeapMessage(rv.toByteArray());
+        counters.bytesCopied(rv.length());
+        rv.release();
       }
       ready.add(m);
     }

@@ -18,47 +18,40 @@ import org.reactivestreams.Subscription;
  * the batch in front of them.
  */
 final class OutboundSender {
-  private final ConnectionOperations connection;
-  private final SendDoorbell doorbell;
-  private final TransportConfig config;
   private final boolean raw;
-  private final int sendDepth;
   private final RegisteredBuffers buffers;
   private final CreditWindow window;
   private final Fragmenter fragmenter;
   private final ConnectionCounters counters;
   private final SendCopier copier;
   private final BatchWriter batch;
-  /** Two gather entries: a message from registered memory may need its declared length from a send buffer before it. */
-  private final SendRequest sendRequest = new SendRequest(2);
+  private final SendPoster poster;
   private final RegisteredSends registered;
+  private final RendezvousSender rendezvous;
+  /** Registered messages longer than this go by rendezvous (0: none do). */
+  private final int rendezvousThreshold;
   /** Where sources come in, from any thread; the drain takes them and {@link #enqueue}s them. */
   final SendIntake intake;
   private final ArrayDeque<SendSource> sources = new ArrayDeque<>();
   private final ArrayDeque<SendSource> awaitingAck = new ArrayDeque<>();
-  private int sendsOutstanding;
-  private long dataPosted;
   private long dataCompleted;
   /** Sequence number of the first data send that failed; sends before it were delivered. */
   private long firstFailedData = Long.MAX_VALUE;
-  /** Whether the sender is waiting for credits now; a stall is counted once, when it starts. */
-  private boolean creditStalled;
 
   OutboundSender(ConnectionOperations connection, SendDoorbell doorbell, TransportConfig config, RegisteredBuffers buffers,
       CreditWindow window, Fragmenter fragmenter, ConnectionCounters counters) {
-    this.connection = connection;
-    this.doorbell = doorbell;
-    this.config = config;
     this.raw = config.raw();
-    this.sendDepth = config.sendQueueDepth();
     this.buffers = buffers;
     this.window = window;
     this.fragmenter = fragmenter;
     this.counters = counters;
+    this.poster = new SendPoster(doorbell, config, buffers, window, counters);
     this.intake = new SendIntake(connection, config.bufferCount());
     this.copier = new SendCopier(connection, buffers, counters, config.bufferCount());
     this.batch = new BatchWriter(buffers, copier);
     this.registered = new RegisteredSends(buffers);
+    this.rendezvous = new RendezvousSender(connection, poster, buffers, config.get(RdmaOption.CLOSE_TIMEOUT));
+    this.rendezvousThreshold = raw ? 0 : config.get(RdmaOption.RENDEZVOUS_THRESHOLD);
   }
 
   /** Queues a source behind those already sending. */
@@ -67,7 +60,7 @@ final class OutboundSender {
   }
 
   int sendsOutstanding() {
-    return sendsOutstanding;
+    return poster.outstanding();
   }
 
   /**
@@ -77,6 +70,19 @@ final class OutboundSender {
   void pump() {
     pumpItems();
     postBatch();
+  }
+
+  /** The rendezvous of this connection, both ways' bookkeeping of the sending side. */
+  RendezvousSender rendezvous() {
+    return rendezvous;
+  }
+
+  /**
+   * Queues a work request that is no data send (a window's bind or invalidate, a READ): it takes a
+   * place in the send queue, no buffer and no credit. False, queuing nothing, when the queue is full.
+   */
+  boolean queueLocal(SendRequest r) {
+    return poster.queueLocal(r);
   }
 
   private void pumpItems() {
@@ -106,9 +112,9 @@ final class OutboundSender {
           if (src.upstreamDone) {
             sources.poll();
             postBatch(); // the source's last messages may wait in it
-            src.lastSequence = dataPosted;
+            src.lastSequence = poster.dataPosted();
             awaitingAck.add(src);
-            if (dataCompleted >= dataPosted) {
+            if (dataCompleted >= src.lastSequence) {
               awaitingAck.remove(src);
               src.complete();
             }
@@ -144,7 +150,11 @@ final class OutboundSender {
             : Math.max(1, (fragmenter.chunk() - Protocol.BATCH_COUNT) / (size + Protocol.BATCH_LENGTH));
         fragmenter.start(sendable, size);
       }
-      if (!raw && batches(fragmenter.message(), fragmenter.length()) ? !batchMessage() : !postChunks()) {
+      Object current = fragmenter.message();
+      boolean progressed = current instanceof RegisteredMessage r && rendezvousThreshold > 0
+          && r.length() > rendezvousThreshold ? postRendezvous(r)
+          : !raw && batches(current, fragmenter.length()) ? batchMessage() : postChunks();
+      if (!progressed) {
         SendSource head = sources.peek();
         if (head != null) {
           requestMore(head);
@@ -174,12 +184,11 @@ final class OutboundSender {
     long items = sends <= 0 ? 0 : src.polled == 0 ? 1 : Math.max(1, sends / src.sendsPerItem) * src.itemsPerSend;
     long want = Math.min(items, src.capacity) - (src.requested - src.polled);
     if (want > 0) {
-      creditStalled = false;
+      poster.resume();
       src.requested += want;
       up.request(want);
-    } else if (!raw && !window.canSendData() && src.requested == src.polled && !creditStalled) {
-      creditStalled = true; // a live publisher gets no demand until the receiver grants credits
-      counters.creditStall();
+    } else if (!raw && !window.canSendData() && src.requested == src.polled) {
+      poster.stall(); // a live publisher gets no demand until the receiver grants credits
     }
   }
 
@@ -194,7 +203,7 @@ final class OutboundSender {
       postBatch();
     }
     if (!batch.isOpen()) {
-      if (!canPost()) {
+      if (!poster.canPost()) {
         return false;
       }
       batch.open(buffers.takeSend());
@@ -216,25 +225,9 @@ final class OutboundSender {
     long at = batch.sendOffset();
     int length = batch.sendLength();
     boolean batched = batch.close();
-    post(index, at, length, false, batched);
+    poster.post(index, at, length, false, batched);
     counters.bytesSent((int) bytes);
-    counters.messagesPosted(dataPosted, count);
-  }
-
-  /** Whether a data send may be posted now: a credit, a send buffer and room in the send queue. */
-  private boolean canPost() {
-    if (!raw && !window.canSendData()) {
-      if (!creditStalled) {
-        creditStalled = true;
-        counters.creditStall();
-      }
-      return false;
-    }
-    if (sendsOutstanding >= sendDepth || buffers.freeSends() == 0) {
-      return false;
-    }
-    creditStalled = false;
-    return true;
+    counters.messagesPosted(poster.dataPosted(), count);
   }
 
   /** Posts fragments of the current message, after the batch before it; false when out of credits or send buffers. */
@@ -243,7 +236,7 @@ final class OutboundSender {
     Object m = fragmenter.message();
     RegisteredMessage zeroCopy = m instanceof RegisteredMessage r ? r : null;
     for (;;) {
-      if (!canPost()) {
+      if (!poster.canPost()) {
         return false;
       }
       int length = fragmenter.nextLength();
@@ -256,15 +249,15 @@ final class OutboundSender {
         // a first fragment's data follows its message's declared length
         copier.copy(m, fragmenter.offset(), index, declared, length);
         if (declared != 0) { // after the copy: an OutboundMessage that writes all of its buffer cannot clobber it
-          declareLength(index);
+          poster.declareLength(index, fragmenter.length());
         }
-        post(index, 0, length + declared, more, false);
+        poster.post(index, 0, length + declared, more, false);
       }
       counters.bytesSent(length); // message bytes: a first fragment's declared length is framing
       if (fragmenter.advance(length)) {
-        counters.messagesPosted(dataPosted, 1);
+        counters.messagesPosted(poster.dataPosted(), 1);
         if (zeroCopy != null) {
-          registered.posted(zeroCopy, dataPosted); // the device reads it until that send retires
+          registered.posted(zeroCopy, poster.dataPosted()); // the device reads it until that send retires
         } else {
           SendCopier.release(m); // copied: a received view's buffer can go back, an OutboundMessage's memory too
         }
@@ -273,9 +266,29 @@ final class OutboundSender {
     }
   }
 
-  /** Writes the message's length at the start of send buffer {@code index}: a first fragment's declaration. */
-  private void declareLength(int index) {
-    buffers.sendMemory(index).set(BatchDecoder.INT, buffers.offset(index), (int) fragmenter.length());
+  /**
+   * Sends the current message by rendezvous ({@link RendezvousSender#send}); false when out of
+   * credits, buffers or send queue room. A message that cannot be exposed fails its source alone.
+   */
+  private boolean postRendezvous(RegisteredMessage m) {
+    postBatch();
+    try {
+      if (!rendezvous.send(m)) {
+        return false;
+      }
+    } catch (RuntimeException ex) {
+      fragmenter.abandon();
+      m.release();
+      SendSource src = sources.poll();
+      if (src != null) {
+        src.fail(ex);
+      }
+      return true;
+    }
+    counters.bytesSent(m.length());
+    fragmenter.advance((int) fragmenter.length());
+    counters.messagesPosted(poster.dataPosted(), 1);
+    return true;
   }
 
   /**
@@ -286,62 +299,25 @@ final class OutboundSender {
   private void postRegistered(RegisteredMessage m, int declared, int length, boolean more) {
     int index = declared != 0 ? buffers.takeSend() : -1;
     if (index >= 0) {
-      declareLength(index);
+      poster.declareLength(index, fragmenter.length());
     }
-    registered.gather(sendRequest.reset(index >= 0 ? CompletionDispatcher.DATA | index : CompletionDispatcher.ZERO_COPY,
-        opcode()), m, index, declared, fragmenter.offset(), length);
-    queueData(more, false, false);
-  }
-
-  private SendRequest.Opcode opcode() {
-    return raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM;
-  }
-
-  /** Posts a data SEND of {@code length} bytes at {@code at} in send buffer {@code index}. */
-  private void post(int index, long at, int length, boolean more, boolean batched) {
-    sendRequest.reset(CompletionDispatcher.DATA | index, opcode())
-        .gather(buffers.sendRegion(index), buffers.offset(index) + at, length);
-    int inline = config.inlineThreshold();
-    queueData(more, batched, inline > 0 && length <= inline);
-  }
-
-  /** Queues the data send filled in {@link #sendRequest}, with the header its flags call for. */
-  private void queueData(boolean more, boolean batched, boolean inline) {
-    sendRequest.flags(SendRequest.SIGNALED | (inline ? SendRequest.INLINE : 0));
-    if (!raw) {
-      sendRequest.immediate(window.header(more, false) | (batched ? Protocol.BATCH : 0));
-    }
-    doorbell.queue(sendRequest);
-    if (!raw && !window.sent()) {
-      counters.creditViolation();
-    }
-    sent();
-    dataPosted++;
-  }
-
-  private void sent() {
-    sendsOutstanding++;
-    counters.sendsInFlight(sendsOutstanding);
+    registered.gather(poster.request(index >= 0 ? CompletionDispatcher.DATA | index : CompletionDispatcher.ZERO_COPY),
+        m, index, declared, fragmenter.offset(), length);
+    poster.queueData(more, 0, false);
   }
 
   /** Sends a credit-only message when the grants owed call for one (framed mode). */
   void sendCredits() {
-    if (raw || sendsOutstanding >= sendDepth || !window.creditUpdateDue()) {
-      return;
+    if (!raw) {
+      rendezvous.dueWork(); // before the update: a DONE carries the grants too
+      acknowledge(); // a registration revoked just now released its message
+      poster.creditUpdate();
     }
-    sendRequest.reset(CompletionDispatcher.CREDIT, SendRequest.Opcode.SEND_WITH_IMM).immediate(window.header(false, true));
-    doorbell.queue(sendRequest);
-    window.sent(); // creditUpdateDue() saw a credit
-    counters.creditUpdateSent();
-    sent();
   }
 
   /** Posts a keepalive probe: a zero-length RDMA WRITE, which needs no credit (see {@link Keepalive}). */
   void postProbe() {
-    // Zero bytes: no remote address or key is checked (IBTA C9-88), so none is needed.
-    sendRequest.reset(CompletionDispatcher.KEEPALIVE, SendRequest.Opcode.RDMA_WRITE).remote(0, 0).flags(SendRequest.SIGNALED);
-    doorbell.queue(sendRequest);
-    sent();
+    poster.probe();
   }
 
   /**
@@ -349,7 +325,7 @@ final class OutboundSender {
    * index} -1) and counts it; the caller then {@link #acknowledge}s.
    */
   void sendCompleted(boolean data, int index, boolean success) {
-    sendsOutstanding--;
+    poster.completed();
     if (data) {
       if (index >= 0) {
         buffers.freeSend(index);
@@ -374,7 +350,7 @@ final class OutboundSender {
   void acknowledge() {
     SendSource head;
     while ((head = awaitingAck.peek()) != null && head.lastSequence <= dataCompleted
-        && head.lastSequence < firstFailedData) {
+        && head.lastSequence < firstFailedData && rendezvous.settledThrough(head.lastSequence)) {
       awaitingAck.poll();
       head.complete();
     }
@@ -384,7 +360,7 @@ final class OutboundSender {
   void abandon(Throwable e) {
     Object abandoned = fragmenter.abandon();
     if (abandoned instanceof RegisteredMessage r) {
-      registered.abandoned(r, dataPosted, dataCompleted);
+      registered.abandoned(r, poster.dataPosted(), dataCompleted);
     } else if (abandoned != null) {
       SendCopier.release(abandoned);
     }
@@ -405,6 +381,8 @@ final class OutboundSender {
 
   /** Closing: fails the sources whose sends never all completed. */
   void failUnacknowledged(Throwable e) {
+    rendezvous.releaseDone();
+    acknowledge(); // the sends of messages the peer read whole succeeded
     SendSource unacknowledged;
     while ((unacknowledged = awaitingAck.poll()) != null) {
       unacknowledged.fail(e);

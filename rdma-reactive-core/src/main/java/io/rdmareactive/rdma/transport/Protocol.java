@@ -12,8 +12,14 @@ import org.jspecify.annotations.Nullable;
  *   bit  16      MORE: a fragment; the message goes on in the next SEND
  *   bit  17      CREDIT: a credit update only, no payload, not a message
  *   bit  18      BATCH: several whole messages in one SEND (see {@link BatchDecoder})
- *   bits 19..31  0 (reserved)
+ *   bit  19      RNDV: a rendezvous descriptor, the peer pulls the message by RDMA READ
+ *   bit  20      DONE: the answer to a descriptor, its READs are done
+ *   bits 21..31  0 (reserved)
  * </pre>
+ *
+ * <p>A rendezvous descriptor's payload is {@link #DESCRIPTOR} bytes, big-endian: the message's id,
+ * its length, the address and the remote key that open it (and 4 zero bytes); a DONE's is
+ * {@link #DONE_LENGTH} bytes, the id. Both take a credit, as any SEND (see {@link RendezvousSender}).
  *
  * <p>A batch's payload is a {@link #BATCH_COUNT}-byte message count, then each message as a
  * {@link #BATCH_LENGTH}-byte length and its bytes (big-endian, every length at least 1). A lone
@@ -32,16 +38,22 @@ final class Protocol {
   static final int MORE = 1 << 16;
   static final int CREDIT = 1 << 17;
   static final int BATCH = 1 << 18;
-  static final int RESERVED_MASK = 0xFF00_0000 | 0x00F8_0000;
+  static final int RNDV = 1 << 19;
+  static final int DONE = 1 << 20;
+  static final int RESERVED_MASK = 0xFF00_0000 | 0x00E0_0000;
+  /** Bytes of a rendezvous descriptor: id, length, address, key, padding. */
+  static final int DESCRIPTOR = 24;
+  /** Bytes of a DONE: the id. */
+  static final int DONE_LENGTH = 4;
 
   static final int MAGIC = 0x52524D41; // "RRMA"
   /**
-   * 3: a SEND may carry a batch of messages (2: a fragmented message declares its length in its
-   * first fragment). A peer of another version is refused, naming both: one library version on
+   * 4: a message from registered memory may come by rendezvous (RNDV, DONE); 3: a SEND may carry a
+   * batch of messages (2: a fragmented message declares its length in its first fragment). A peer of another version is refused, naming both: one library version on
    * both ends is the supported deployment, and serving two formats would double the untrusted
    * input this side parses.
    */
-  static final byte VERSION = 3;
+  static final byte VERSION = 4;
   /** Bytes of the length at the start of a fragmented message's first SEND. */
   static final int TOTAL_LENGTH = 4;
   /** Bytes of a batch's message count, at its start. */

@@ -51,6 +51,21 @@ public final class RdmaOption<T> {
    */
   public static final RdmaOption<Long> MAX_SERVER_INBOUND_BYTES = new RdmaOption<>("MAX_SERVER_INBOUND_BYTES",
       Long.class, v -> v >= 1024, ">= 1024", 48L << 20, true, v -> v);
+  /**
+   * Messages from registered memory ({@code OutboundMessage.of(region, offset, length)}) longer
+   * than this go by rendezvous: the peer pulls them with RDMA READ into pooled memory and the
+   * library copies no byte on either side (default 512 KiB, provisional until measured on a quiet
+   * machine: on rxe the per-message registration the rendezvous needs costs about as much as the
+   * receive copy of 0.2-1.3 MiB it saves; see docs/design.md). 0 disables the rendezvous.
+   */
+  public static final RdmaOption<Integer> RENDEZVOUS_THRESHOLD = new RdmaOption<>("RENDEZVOUS_THRESHOLD", Integer.class,
+      v -> v >= 0 && v <= 256 << 20, "0 .. 268435456", 512 << 10);
+  /**
+   * Bytes one connection has being pulled by RDMA READ at once (default 4 MiB, 64 KiB .. 1 GiB):
+   * a rendezvous message is read in fragments of at most 512 KiB, as many at a time as this allows.
+   */
+  public static final RdmaOption<Integer> MAX_READ_BYTES = new RdmaOption<>("MAX_READ_BYTES", Integer.class,
+      v -> v >= 64 << 10 && v <= 1 << 30, "65536 .. 1073741824", 4 << 20);
   /** Sends of at most this many bytes go inline (IBV_SEND_INLINE); 0 disables (default). */
   public static final RdmaOption<Integer> INLINE_THRESHOLD =
       new RdmaOption<>("INLINE_THRESHOLD", Integer.class, v -> v >= 0 && v <= 1024, "0 .. 1024", 0);

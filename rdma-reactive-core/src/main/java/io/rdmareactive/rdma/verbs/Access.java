@@ -11,7 +11,12 @@ public enum Access {
   /** IBV_ACCESS_REMOTE_READ: peers may RDMA READ it. */
   REMOTE_READ(4),
   /** IBV_ACCESS_REMOTE_ATOMIC: peers may run atomic operations on it. */
-  REMOTE_ATOMIC(8);
+  REMOTE_ATOMIC(8),
+  /**
+   * IBV_ACCESS_MW_BIND: memory windows may be bound to it. A region registered with this and no
+   * remote right opens nothing by its own key: only a window bound to a range of it does.
+   */
+  MW_BIND(16);
 
   private final int bit;
 

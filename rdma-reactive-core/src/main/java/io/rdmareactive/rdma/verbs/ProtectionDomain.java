@@ -28,6 +28,16 @@ public interface ProtectionDomain extends RdmaResource {
   /** Creates a shared receive queue (ibv_create_srq). */
   SharedReceiveQueue createSharedReceiveQueue(SharedReceiveQueueOptions options);
 
+  /**
+   * Allocates a type-2 memory window (ibv_alloc_mw with IBV_MW_TYPE_2): a remote key that opens
+   * nothing until a bind work request ({@link SendRequest#bind}) on a queue pair of this PD binds
+   * it to a range of a region, and nothing again once a local invalidate ({@link
+   * SendRequest#invalidate}) revokes it.
+   *
+   * @throws io.rdmareactive.rdma.NativeCallException when the device has no type-2 windows (errno and function)
+   */
+  MemoryWindow allocateMemoryWindow();
+
   /** A parent domain over this PD and {@code threadDomain} (ibv_alloc_parent_domain). */
   ParentDomain allocateParentDomain(ThreadDomain threadDomain);
 

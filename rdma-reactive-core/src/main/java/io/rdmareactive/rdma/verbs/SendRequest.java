@@ -1,8 +1,11 @@
 package io.rdmareactive.rdma.verbs;
 
+import java.util.Set;
+import org.jspecify.annotations.Nullable;
+
 /**
- * A reusable send work request (struct ibv_send_wr): SEND, SEND_WITH_IMM, RDMA_WRITE(_WITH_IMM)
- * or RDMA_READ. Not thread-safe: one per posting thread. Unsignaled sends produce no completion
+ * A reusable send work request (struct ibv_send_wr): SEND, SEND_WITH_IMM, RDMA_WRITE(_WITH_IMM),
+ * RDMA_READ, or the local operations on memory windows, BIND_MW and LOCAL_INV. Not thread-safe: one per posting thread. Unsignaled sends produce no completion
  * unless they fail, or the QP signals all.
  */
 public final class SendRequest {
@@ -18,7 +21,11 @@ public final class SendRequest {
     /** IBV_WR_SEND_WITH_IMM: a SEND that also carries 32 bits of immediate data. */
     SEND_WITH_IMM(3),
     /** IBV_WR_RDMA_READ: reads the peer's memory into local buffers. */
-    RDMA_READ(4);
+    RDMA_READ(4),
+    /** IBV_WR_LOCAL_INV: revokes a memory window's key; nothing goes on the wire. */
+    LOCAL_INV(7),
+    /** IBV_WR_BIND_MW: binds a type-2 memory window to a range of a region; nothing goes on the wire. */
+    BIND_MW(8);
     private final int code;
     Opcode(int code) {
       this.code = code;
@@ -48,6 +55,13 @@ public final class SendRequest {
   private int remoteKey;
   private int remoteSrqNumber;
   private final ScatterGatherList sgl;
+  private @Nullable MemoryWindow window;
+  private @Nullable MemoryRegion bindRegion;
+  private long bindAddress;
+  private long bindLength;
+  private int bindAccess;
+  private int bindKey;
+  private int invalidateKey;
 
   /** A request with room for {@code maxScatterGather} scatter/gather entries. */
   public SendRequest(int maxScatterGather) {
@@ -74,6 +88,32 @@ public final class SendRequest {
     return reset(wrId, Opcode.RDMA_READ).gather(region, offset, length).remote(remoteAddress, rkey);
   }
 
+  /**
+   * Resets to a signaled BIND_MW: binds {@code window} to exactly [offset, offset + length) of
+   * {@code region} (registered with {@link Access#MW_BIND}) with {@code access} (the remote rights
+   * the window grants), giving it the key {@link #bindKey()}, the next of its current one. The
+   * window is then open to peers of the posting queue pair only, once the bind has executed (work
+   * requests posted after it on the same queue pair, such as a SEND carrying the key, execute after it).
+   */
+  public SendRequest bind(long wrId, MemoryWindow window, MemoryRegion region, long offset, long length,
+      Set<Access> access) {
+    reset(wrId, Opcode.BIND_MW);
+    this.window = window;
+    this.bindRegion = region;
+    this.bindAddress = region.address() + offset;
+    this.bindLength = length;
+    this.bindAccess = Access.mask(access);
+    this.bindKey = MemoryWindow.nextKey(window.remoteKey());
+    return this;
+  }
+
+  /** Resets to a signaled LOCAL_INV of {@code rkey} (a bound memory window's key): it opens nothing after. */
+  public SendRequest invalidate(long wrId, int rkey) {
+    reset(wrId, Opcode.LOCAL_INV);
+    this.invalidateKey = rkey;
+    return this;
+  }
+
   /** Starts over: a signaled request of {@code opcode} with id {@code wrId}, no immediate data, no remote memory, no entries. */
   public SendRequest reset(long wrId, Opcode opcode) {
     this.wrId = wrId;
@@ -83,13 +123,20 @@ public final class SendRequest {
     this.remoteAddress = 0;
     this.remoteKey = 0;
     this.remoteSrqNumber = 0;
+    this.window = null;
+    this.bindRegion = null;
+    this.bindAddress = 0;
+    this.bindLength = 0;
+    this.bindAccess = 0;
+    this.bindKey = 0;
+    this.invalidateKey = 0;
     sgl.clear();
     return this;
   }
 
   /**
-   * Becomes a copy of {@code other} (its id, operation, flags, immediate data, remote memory and
-   * entries), as a batch takes a request filled elsewhere.
+   * Becomes a copy of {@code other} (its id, operation, flags, immediate data, remote memory,
+   * window operation and entries), as a batch takes a request filled elsewhere.
    *
    * @throws IllegalStateException when {@code other} has more entries than this request has room for
    */
@@ -101,6 +148,13 @@ public final class SendRequest {
     this.remoteAddress = other.remoteAddress;
     this.remoteKey = other.remoteKey;
     this.remoteSrqNumber = other.remoteSrqNumber;
+    this.window = other.window;
+    this.bindRegion = other.bindRegion;
+    this.bindAddress = other.bindAddress;
+    this.bindLength = other.bindLength;
+    this.bindAccess = other.bindAccess;
+    this.bindKey = other.bindKey;
+    this.invalidateKey = other.invalidateKey;
     sgl.set(other.sgl);
     return this;
   }
@@ -191,5 +245,40 @@ public final class SendRequest {
   /** The local buffers, in order. */
   public ScatterGatherList scatterGather() {
     return sgl;
+  }
+
+  /** The window a BIND_MW binds; null for other operations. */
+  public @Nullable MemoryWindow window() {
+    return window;
+  }
+
+  /** The region a BIND_MW binds the window to; null for other operations. */
+  public @Nullable MemoryRegion bindRegion() {
+    return bindRegion;
+  }
+
+  /** The first address a BIND_MW opens. */
+  public long bindAddress() {
+    return bindAddress;
+  }
+
+  /** How many bytes a BIND_MW opens. */
+  public long bindLength() {
+    return bindLength;
+  }
+
+  /** The {@code ibv_access_flags} a BIND_MW grants through the window. */
+  public int bindAccess() {
+    return bindAccess;
+  }
+
+  /** The key a BIND_MW gives the window, the one to advertise to the peer. */
+  public int bindKey() {
+    return bindKey;
+  }
+
+  /** The key a LOCAL_INV revokes. */
+  public int invalidateKey() {
+    return invalidateKey;
   }
 }

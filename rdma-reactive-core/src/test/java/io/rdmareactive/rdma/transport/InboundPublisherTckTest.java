@@ -13,8 +13,8 @@ public class InboundPublisherTckTest extends AbstractInboundPublisherTckTest {
   protected TransportFixture fixture() {
     return InMemoryFixture.INSTANCE;
   }
-  /** Generous for a loaded 2-core machine: also how long {@code verifyNoAsyncErrors()} waits. */
-  static final long TIMEOUT_MILLIS = 1_000;
+  /** For a loaded 2-core machine (1 s once missed rule 1.01 there with a build beside it): also how long {@code verifyNoAsyncErrors()} waits. */
+  static final long TIMEOUT_MILLIS = 2_000;
   static final long NO_SIGNAL_MILLIS = 200;
 
   public InboundPublisherTckTest() {

@@ -10,14 +10,12 @@ import io.rdmareactive.rdma.spi.RdmaProvider;
 import io.rdmareactive.rdma.verbs.Access;
 import io.rdmareactive.rdma.verbs.MemoryRegion;
 import io.rdmareactive.rdma.verbs.ProtectionDomain;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
@@ -31,54 +29,39 @@ import reactor.test.StepVerifier;
  * user registered on the loops' protection domain is not copied at all, holds its region until
  * the device is done with it, and bad uses of it fail that send alone, typed, with nothing sent.
  */
-public abstract class LargeMessageConformance extends TransportSuite {
+public abstract class LargeMessageConformance extends RegisteredMemorySuite {
   private static final int BUFFER = 1024;
 
-  private RdmaLoopResources loops;
-  private ProtectionDomain pd;
-  private Arena arena;
   private MemoryRegion region;
-  private MemorySegment memory;
-  private final List<MemoryRegion> regions = new ArrayList<>();
+
+  @Override
+  String loopsName() {
+    return "conf-zcopy";
+  }
+
+  @Override
+  long memorySize() {
+    return 16 * BUFFER;
+  }
+
+  @Override
+  int seed() {
+    return 22;
+  }
 
   @BeforeEach
-  void registerMemoryOnTheLoopsPd() {
-    loops = RdmaLoopResources.create("conf-zcopy", 1);
-    RdmaProvider provider = RdmaDevices.provider(fixture().provider());
-    pd = loops.protectionDomain(provider, provider.devices().getFirst().name());
-    arena = Arena.ofShared();
-    memory = arena.allocate(16 * BUFFER, 4096);
-    byte[] pattern = random((int) memory.byteSize(), 22);
-    MemorySegment.copy(pattern, 0, memory, ValueLayout.JAVA_BYTE, 0, pattern.length);
+  void registerTheRegion() {
     region = register(pd, memory);
   }
 
   private MemoryRegion register(ProtectionDomain on, MemorySegment m) {
-    MemoryRegion r = on.registerMemory(m, Access.local());
-    regions.add(r);
-    return r;
-  }
-
-  @AfterEach
-  void freeTheMemoryAndTheLoops() {
-    closeAndCheckNothingLeaked(); // the connections first: the PD outlives them
-    clients.clear();
-    servers.clear();
-    for (MemoryRegion r : regions) {
-      r.close();
-    }
-    arena.close();
-    StepVerifier.create(loops.disposeLater()).expectComplete().verify(WAIT);
-    oneMoreConnection();
+    return register(on, m, Access.local());
   }
 
   private RdmaConnection client(DisposableRdmaServer server, int bufferSize) {
     return connect(client(server).runOn(loops).option(RdmaOption.BUFFER_SIZE, bufferSize));
   }
 
-  private byte[] bytesAt(long offset, int length) {
-    return memory.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE);
-  }
 
   /**
    * A fragmented message is copied once into the sender's buffers and once out of the receiver's,

@@ -36,6 +36,7 @@ final class RoguePeer implements AutoCloseable {
   private int grantsPending;
   private int sendsInFlight;
   private boolean broken;
+  private final java.util.List<MemoryRegion> extra = new java.util.ArrayList<>();
 
   private final MemorySegment memory;
 
@@ -229,6 +230,79 @@ final class RoguePeer implements AutoCloseable {
     }
   }
 
+  /** Registers {@code bytes} in memory of their own that the victim may READ; closed with this peer. */
+  MemoryRegion readable(byte[] bytes) {
+    MemorySegment m = arena.allocate(bytes.length, 64);
+    MemorySegment.copy(bytes, 0, m, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, bytes.length);
+    MemoryRegion r = endpoint.protectionDomain().registerMemory(m, java.util.Set.of(Access.REMOTE_READ));
+    extra.add(r);
+    return r;
+  }
+
+  /** Writes a rendezvous descriptor where the next SEND starts; returns its length. */
+  int describe(int id, int length, long address, int key) {
+    return write(java.nio.ByteBuffer.allocate(Protocol.DESCRIPTOR).putInt(id).putInt(length).putLong(address).putInt(key)
+        .putInt(0).array());
+  }
+
+  /** A SEND the victim sent: its header and bytes. */
+  record Received(int immediate, byte[] bytes) {}
+
+  /**
+   * Waits up to {@code wait} for the victim's next SEND that is not a credit update (reposting
+   * the receives it takes, counting their grants); null when none came.
+   */
+  Received awaitSend(Duration wait) {
+    long deadline = System.nanoTime() + wait.toNanos();
+    Received[] got = new Received[1];
+    while (got[0] == null && !broken && System.nanoTime() < deadline) {
+      endpoint.completionQueue().poll(1, wc -> {
+        if (wc.wrId() >= SEND_IDS) {
+          sendsInFlight--;
+          return;
+        }
+        if (wc.status() != WorkCompletion.Status.SUCCESS) {
+          broken = true;
+          return;
+        }
+        credits += wc.immediateData() & Protocol.GRANT_MASK;
+        if ((wc.immediateData() & Protocol.CREDIT) == 0) {
+          got[0] = new Received(wc.immediateData(), memory.asSlice(BUFFER, wc.byteLength())
+              .toArray(java.lang.foreign.ValueLayout.JAVA_BYTE));
+        }
+        endpoint.queuePair().postReceive(receive.set(wc.wrId(), region, BUFFER, 64));
+        grantsPending++;
+      });
+      java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+    }
+    return got[0];
+  }
+
+  /**
+   * Posts an RDMA READ of {@code length} bytes (at most {@link #BUFFER}) of the victim's memory at
+   * ({@code address}, {@code key}) into this peer's memory, and waits for its completion: its
+   * status, or null when none came within {@code wait}. The bytes read are in {@link #lastRead}.
+   */
+  WorkCompletion.Status read(long address, int key, int length, Duration wait) {
+    endpoint.queuePair().postSend(send.read(SEND_IDS + ++wrId, region, 0, length, address, key));
+    long id = SEND_IDS + wrId;
+    long deadline = System.nanoTime() + wait.toNanos();
+    WorkCompletion.Status[] status = new WorkCompletion.Status[1];
+    while (status[0] == null && System.nanoTime() < deadline) {
+      endpoint.completionQueue().poll(1, wc -> {
+        if (wc.wrId() == id) {
+          status[0] = wc.status();
+        }
+      });
+      java.util.concurrent.locks.LockSupport.parkNanos(20_000);
+    }
+    lastRead = memory.asSlice(0, length).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
+    return status[0];
+  }
+
+  /** The bytes the last {@link #read} put in this peer's memory. */
+  byte[] lastRead = new byte[0];
+
   /**
    * Dies without a word: its QP goes to ERROR and no disconnect is sent, as when its host or the
    * path to it dies. The victim's adapter gets no acknowledgement from it any more.
@@ -240,6 +314,7 @@ final class RoguePeer implements AutoCloseable {
   @Override
   public void close() {
     try {
+      extra.forEach(MemoryRegion::close);
       region.close();
     } finally {
       try {

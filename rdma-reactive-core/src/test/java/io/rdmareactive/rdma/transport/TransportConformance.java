@@ -113,4 +113,20 @@ public abstract class TransportConformance {
       return TransportConformance.this.fixture();
     }
   }
+
+  @Nested
+  class Rendezvous extends RendezvousConformance {
+    @Override
+    protected TransportFixture fixture() {
+      return TransportConformance.this.fixture();
+    }
+  }
+
+  @Nested
+  class RendezvousRoguePeers extends RendezvousRogueConformance {
+    @Override
+    protected TransportFixture fixture() {
+      return TransportConformance.this.fixture();
+    }
+  }
 }

@@ -153,4 +153,48 @@ public abstract class TransportSuite {
       throw new AssertionError(e);
     }
   }
+
+  AtomicReference<RdmaConnection> rogueBreaksTheProtocol(java.util.function.Consumer<RoguePeer> act, String violation) {
+    return rogueBreaksTheProtocol(8192, act, violation);
+  }
+
+  /**
+   * A rogue peer connects to a server whose handler reads (its MAX_MESSAGE_SIZE {@code
+   * maxMessage}), breaks the protocol as {@code act} does, and must lose its connection with a
+   * typed error that names the violation; the server counts it and still serves a good client;
+   * nothing leaks (checked after each test). Returns the victim's connection.
+   */
+  AtomicReference<RdmaConnection> rogueBreaksTheProtocol(int maxMessage, java.util.function.Consumer<RoguePeer> act, String violation) {
+    Sinks.One<Throwable> victimSaw = Sinks.one();
+    Sinks.Empty<Void> reading = Sinks.empty();
+    AtomicReference<RdmaConnection> victim = new AtomicReference<>();
+    DisposableRdmaServer server = bind(server().option(RdmaOption.MAX_MESSAGE_SIZE, maxMessage)
+        .doOnConnection(victim::set)
+        .handle((in, out) -> in.receive().doOnSubscribe(s -> reading.tryEmitEmpty()).doOnNext(RdmaMessage::release)
+            .doOnError(victimSaw::tryEmitValue).onErrorResume(e -> Mono.empty()).then()));
+    try (RoguePeer rogue = RoguePeer.connect(fixture().connections(), new InetSocketAddress(fixture().host(), server.port()), 8, WAIT)) {
+      // Misbehave once the victim's handler reads: its receive() then carries the typed error.
+      StepVerifier.create(reading.asMono()).expectComplete().verify(WAIT);
+      // ... and has posted receives for its demand and granted them: otherwise the rogue's sends
+      // beyond the reserve could meet "receiver not ready" instead of the check under test. (On
+      // the loop's shared receive queue every grant is backed, with a headroom, and the victim
+      // lends beyond its reserve only once the rogue sends: nothing to wait for.)
+      long deadline = System.nanoTime() + WAIT.toNanos();
+      while (!SHARED_RECEIVE_QUEUE && victim.get().statistics().creditUpdatesSent() == 0
+          && System.nanoTime() < deadline) {
+        LockSupport.parkNanos(1_000_000);
+      }
+      act.accept(rogue);
+      StepVerifier.create(victimSaw.asMono())
+          .assertNext(e -> assertThat(e).isInstanceOf(io.rdmareactive.rdma.ProtocolViolationException.class)
+              .hasMessageContaining("broke the protocol").hasMessageContaining(violation))
+          .expectComplete()
+          .verify(WAIT);
+      StepVerifier.create(victim.get().onDispose()).expectComplete().verify(WAIT);
+      assertThat(victim.get().statistics().creditViolations()).isEqualTo(1);
+    }
+    RdmaConnection good = connect(client(server));
+    StepVerifier.create(good.outbound().sendString(Mono.just("fine")).then()).expectComplete().verify(WAIT);
+    return victim;
+  }
 }

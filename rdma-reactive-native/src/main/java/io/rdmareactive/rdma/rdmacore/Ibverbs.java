@@ -87,6 +87,10 @@ final class Ibverbs {
   /** ops.post_send as an ordinary downcall: on providers where it is a system call. */
   private static final MethodHandle POST_SYSCALL = Native.pointerCall(
       FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), false);
+  /** ops.alloc_mw: struct ibv_mw * (struct ibv_pd *, enum ibv_mw_type), NULL + errno on failure. */
+  private static final MethodHandle ALLOC_MW = Native.pointerCall(FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT), true);
+  /** ops.dealloc_mw: int (struct ibv_mw *), 0 or an errno value. */
+  private static final MethodHandle DEALLOC_MW = Native.pointerCall(FunctionDescriptor.of(JAVA_INT, ADDRESS), true);
   /** verbs_context.query_port: errno (ctx, uint8 port, attr, size_t len). */
   private static final MethodHandle VCTX_QUERY_PORT = Native.pointerCall(
       FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS, JAVA_LONG), false);
@@ -320,6 +324,24 @@ final class Ibverbs {
   static int post(MemorySegment fn, MemorySegment object, MemorySegment wr, MemorySegment badWr) {
     try {
       return (int) POST.invokeExact(fn, object, wr, badWr);
+    } catch (Throwable t) {
+      throw Native.rethrow(t);
+    }
+  }
+
+  /** ibv_alloc_mw through ops.alloc_mw ({@code fn}, non-null): NULL + errno on failure. */
+  static MemorySegment allocMw(MemorySegment fn, MemorySegment pd, int type) {
+    try {
+      return (MemorySegment) ALLOC_MW.invokeExact(fn, Native.callState(), pd, type);
+    } catch (Throwable t) {
+      throw Native.rethrow(t);
+    }
+  }
+
+  /** ibv_dealloc_mw through ops.dealloc_mw ({@code fn}): 0 or an errno value. */
+  static int deallocMw(MemorySegment fn, MemorySegment mw) {
+    try {
+      return (int) DEALLOC_MW.invokeExact(fn, Native.callState(), mw);
     } catch (Throwable t) {
       throw Native.rethrow(t);
     }

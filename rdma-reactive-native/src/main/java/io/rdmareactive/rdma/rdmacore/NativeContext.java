@@ -50,6 +50,9 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
   final MemorySegment postSendFn;
   final MemorySegment postRecvFn;
   final MemorySegment postSrqRecvFn;
+  /** ops.alloc_mw and ops.dealloc_mw: NULL on a provider without memory windows. */
+  final MemorySegment allocMwFn;
+  final MemorySegment deallocMwFn;
   final int numCompVectors;
 
   /**
@@ -89,6 +92,8 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
     postSendFn = ctx.get(ADDRESS, CONTEXT_OPS_POST_SEND);
     postRecvFn = ctx.get(ADDRESS, CONTEXT_OPS_POST_RECV);
     postSrqRecvFn = ctx.get(ADDRESS, CONTEXT_OPS_POST_SRQ_RECV);
+    allocMwFn = ctx.get(ADDRESS, CONTEXT_OPS_ALLOC_MW);
+    deallocMwFn = ctx.get(ADDRESS, CONTEXT_OPS_DEALLOC_MW);
     numCompVectors = ctx.get(JAVA_INT, CONTEXT_NUM_COMP_VECTORS);
     if (!owned) {
       asyncThread = null;

@@ -11,7 +11,8 @@ import java.util.Set;
 /** Registered memory (ibv_reg_mr / ibv_dereg_mr). Keys are read once from struct ibv_mr. */
 final class NativeMemoryRegion extends AbstractMemoryRegion {
   private final NativeProtectionDomain pd;
-  private final MemorySegment mr;
+  /** struct ibv_mr; never touched after release (every use checks that the region is open). */
+  final MemorySegment mr;
 
   /** {@code access} is checked and immutable (AbstractMemoryRegion.checkRegistration). */
   NativeMemoryRegion(NativeProtectionDomain pd, MemorySegment mr, MemorySegment segment, Set<Access> access) {

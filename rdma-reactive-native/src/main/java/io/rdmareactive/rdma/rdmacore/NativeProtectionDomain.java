@@ -4,6 +4,7 @@ import io.rdmareactive.rdma.spi.AbstractProtectionDomain;
 import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.Access;
 import io.rdmareactive.rdma.verbs.MemoryRegion;
+import io.rdmareactive.rdma.verbs.MemoryWindow;
 import io.rdmareactive.rdma.verbs.ParentDomain;
 import io.rdmareactive.rdma.verbs.QueuePair;
 import io.rdmareactive.rdma.verbs.QueuePairOptions;
@@ -71,6 +72,11 @@ class NativeProtectionDomain extends AbstractProtectionDomain implements NativeC
       Ibverbs.deregMr(mr);
       throw e;
     }
+  }
+
+  @Override
+  protected MemoryWindow newMemoryWindow() {
+    return NativeMemoryWindow.allocate(this);
   }
 
   @Override

@@ -171,13 +171,18 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
       ledger.abortSend(posted);
       throw Native.failure("ibv_post_send", Math.abs(rc), this.toString());
     }
+    bound(r);
   }
 
   /** One ibv_post_send of the batch as a chained list (see {@link ListPost}). */
   @Override
   public synchronized void postSend(SendBatch batch) {
     ensureOpen();
-    sendList.post(batch, this, badWr);
+    try {
+      sendList.post(batch, this, badWr);
+    } finally {
+      bound(batch, batch.posted());
+    }
   }
 
   /** What the provider would refuse, refused here first with a typed error. */
@@ -203,16 +208,45 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
     if (r.opcode() == SendRequest.Opcode.RDMA_READ && type == QueuePairType.UC) {
       throw new IllegalArgumentException("UC QPs cannot RDMA_READ");
     }
+    if (r.opcode() == SendRequest.Opcode.BIND_MW) {
+      // Their structs go to the provider: a closed one's is freed memory.
+      if (!(r.window() instanceof NativeMemoryWindow w) || !(r.bindRegion() instanceof NativeMemoryRegion mr)) {
+        throw new IllegalArgumentException("BIND_MW needs a native window and region, got " + r.window() + " and "
+            + r.bindRegion());
+      }
+      w.ensureOpen();
+      mr.ensureOpen();
+    }
+  }
+
+  /** The binds among the first {@code posted} requests of {@code batch} were posted: their windows take their keys. */
+  private static void bound(SendBatch batch, int posted) {
+    for (int i = 0; i < posted; i++) {
+      bound(batch.get(i));
+    }
+  }
+
+  private static void bound(SendRequest r) {
+    if (r.opcode() == SendRequest.Opcode.BIND_MW && r.window() instanceof NativeMemoryWindow w) {
+      w.bound(r.bindKey());
+    }
   }
 
   SendWr fill(SendWr wr, SendRequest r) {
     ScatterGatherList sgl = r.scatterGather();
     SendRequest.Opcode op = r.opcode();
     wr.sges().set(sgl);
-    return wr.wrId(r.wrId()).numSge(sgl.count()).opcode(op.code()).sendFlags(r.flags())
+    wr.wrId(r.wrId()).numSge(sgl.count()).opcode(op.code()).sendFlags(r.flags())
         .immediateData(op.hasImmediate() ? r.immediateData() : 0)
         .rdma(op.isRdma() ? r.remoteAddress() : 0L, op.isRdma() ? r.remoteKey() : 0)
         .xrcRemoteSrqNumber(type == QueuePairType.XRC_SEND ? r.remoteSrqNumber() : 0);
+    if (op == SendRequest.Opcode.LOCAL_INV) {
+      wr.invalidateRkey(r.invalidateKey());
+    } else if (op == SendRequest.Opcode.BIND_MW
+        && r.window() instanceof NativeMemoryWindow w && r.bindRegion() instanceof NativeMemoryRegion mr) {
+      wr.bindMw(w.mw, r.bindKey(), mr.mr, r.bindAddress(), r.bindLength(), r.bindAccess());
+    }
+    return wr;
   }
 
   @Override

@@ -26,6 +26,13 @@ final class SendWr implements ChainedWr {
       Map.entry("ibv_send_wr.opcode", VerbsLayout.SEND_WR_OPCODE),
       Map.entry("ibv_send_wr.send_flags", VerbsLayout.SEND_WR_SEND_FLAGS),
       Map.entry("ibv_send_wr.imm_data", VerbsLayout.SEND_WR_IMM_DATA),
+      Map.entry("ibv_send_wr.invalidate_rkey", VerbsLayout.SEND_WR_INVALIDATE_RKEY),
+      Map.entry("ibv_send_wr.bind_mw.mw", VerbsLayout.SEND_WR_BIND_MW_MW),
+      Map.entry("ibv_send_wr.bind_mw.rkey", VerbsLayout.SEND_WR_BIND_MW_RKEY),
+      Map.entry("ibv_send_wr.bind_mw.bind_info.mr", VerbsLayout.SEND_WR_BIND_MW_BIND_INFO_MR),
+      Map.entry("ibv_send_wr.bind_mw.bind_info.addr", VerbsLayout.SEND_WR_BIND_MW_BIND_INFO_ADDR),
+      Map.entry("ibv_send_wr.bind_mw.bind_info.length", VerbsLayout.SEND_WR_BIND_MW_BIND_INFO_LENGTH),
+      Map.entry("ibv_send_wr.bind_mw.bind_info.mw_access_flags", VerbsLayout.SEND_WR_BIND_MW_BIND_INFO_MW_ACCESS_FLAGS),
       Map.entry("ibv_send_wr.wr.rdma.remote_addr", VerbsLayout.SEND_WR_WR_RDMA_REMOTE_ADDR),
       Map.entry("ibv_send_wr.wr.rdma.rkey", VerbsLayout.SEND_WR_WR_RDMA_RKEY),
       Map.entry("ibv_send_wr.qp_type.xrc.remote_srqn", VerbsLayout.SEND_WR_QP_TYPE_XRC_REMOTE_SRQN));
@@ -91,6 +98,23 @@ final class SendWr implements ChainedWr {
   SendWr rdma(long remoteAddress, int remoteKey) {
     wr.set(JAVA_LONG, VerbsLayout.SEND_WR_WR_RDMA_REMOTE_ADDR, remoteAddress);
     wr.set(JAVA_INT, VerbsLayout.SEND_WR_WR_RDMA_RKEY, remoteKey);
+    return this;
+  }
+
+  /** invalidate_rkey (a union with imm_data, in host order): the key a LOCAL_INV revokes. */
+  SendWr invalidateRkey(int rkey) {
+    wr.set(JAVA_INT, VerbsLayout.SEND_WR_INVALIDATE_RKEY, rkey);
+    return this;
+  }
+
+  /** bind_mw: the window, the key the bind gives it, and the range of {@code mr} it opens with {@code access}. */
+  SendWr bindMw(MemorySegment mw, int rkey, MemorySegment mr, long address, long length, int access) {
+    wr.set(ADDRESS, VerbsLayout.SEND_WR_BIND_MW_MW, mw);
+    wr.set(JAVA_INT, VerbsLayout.SEND_WR_BIND_MW_RKEY, rkey);
+    wr.set(ADDRESS, VerbsLayout.SEND_WR_BIND_MW_BIND_INFO_MR, mr);
+    wr.set(JAVA_LONG, VerbsLayout.SEND_WR_BIND_MW_BIND_INFO_ADDR, address);
+    wr.set(JAVA_LONG, VerbsLayout.SEND_WR_BIND_MW_BIND_INFO_LENGTH, length);
+    wr.set(JAVA_INT, VerbsLayout.SEND_WR_BIND_MW_BIND_INFO_MW_ACCESS_FLAGS, access);
     return this;
   }
 

@@ -27,6 +27,8 @@ final class VerbsLayout {
 
   static final long SIZEOF_CONTEXT = v("sizeof.ibv_context", 328);
   static final long CONTEXT_OPS = v("ibv_context.ops", 8);
+  static final long CONTEXT_OPS_ALLOC_MW = v("ibv_context.ops.alloc_mw", 64);
+  static final long CONTEXT_OPS_DEALLOC_MW = v("ibv_context.ops.dealloc_mw", 80);
   static final long CONTEXT_OPS_POLL_CQ = v("ibv_context.ops.poll_cq", 96);
   static final long CONTEXT_OPS_REQ_NOTIFY_CQ = v("ibv_context.ops.req_notify_cq", 104);
   static final long CONTEXT_OPS_POST_SRQ_RECV = v("ibv_context.ops.post_srq_recv", 168);
@@ -168,9 +170,18 @@ final class VerbsLayout {
   static final long SEND_WR_OPCODE = v("ibv_send_wr.opcode", 28);
   static final long SEND_WR_SEND_FLAGS = v("ibv_send_wr.send_flags", 32);
   static final long SEND_WR_IMM_DATA = v("ibv_send_wr.imm_data", 36);
+  static final long SEND_WR_INVALIDATE_RKEY = v("ibv_send_wr.invalidate_rkey", 36);
   static final long SEND_WR_WR_RDMA_REMOTE_ADDR = v("ibv_send_wr.wr.rdma.remote_addr", 40);
   static final long SEND_WR_WR_RDMA_RKEY = v("ibv_send_wr.wr.rdma.rkey", 48);
   static final long SEND_WR_QP_TYPE_XRC_REMOTE_SRQN = v("ibv_send_wr.qp_type.xrc.remote_srqn", 72);
+  static final long SEND_WR_BIND_MW_MW = v("ibv_send_wr.bind_mw.mw", 80);
+  static final long SEND_WR_BIND_MW_RKEY = v("ibv_send_wr.bind_mw.rkey", 88);
+  static final long SEND_WR_BIND_MW_BIND_INFO_MR = v("ibv_send_wr.bind_mw.bind_info.mr", 96);
+  static final long SEND_WR_BIND_MW_BIND_INFO_ADDR = v("ibv_send_wr.bind_mw.bind_info.addr", 104);
+  static final long SEND_WR_BIND_MW_BIND_INFO_LENGTH = v("ibv_send_wr.bind_mw.bind_info.length", 112);
+  static final long SEND_WR_BIND_MW_BIND_INFO_MW_ACCESS_FLAGS = v("ibv_send_wr.bind_mw.bind_info.mw_access_flags", 120);
+  static final long SIZEOF_MW = v("sizeof.ibv_mw", 32);
+  static final long MW_RKEY = v("ibv_mw.rkey", 16);
   static final long SIZEOF_RECV_WR = v("sizeof.ibv_recv_wr", 32);
   static final long RECV_WR_WR_ID = v("ibv_recv_wr.wr_id", 0);
   static final long RECV_WR_NEXT = v("ibv_recv_wr.next", 8);

@@ -1,0 +1,158 @@
+package io.rdmareactive.rdma.transport;
+
+import io.rdmareactive.rdma.verbs.SendRequest;
+
+/**
+ * Puts a connection's work requests in its send queue (through the {@link SendDoorbell}) and
+ * counts them: data SENDs with their header (credits, flags), credit updates, keepalive probes and
+ * the rendezvous' local work requests, each only while the send queue, a credit and a send buffer
+ * allow. {@link OutboundSender} decides what to send; this class is how it goes out.
+ */
+final class SendPoster {
+  private final SendDoorbell doorbell;
+  private final TransportConfig config;
+  private final boolean raw;
+  private final int sendDepth;
+  private final RegisteredBuffers buffers;
+  private final CreditWindow window;
+  private final ConnectionCounters counters;
+  /** Two gather entries: a message from registered memory may need its declared length from a send buffer before it. */
+  private final SendRequest sendRequest = new SendRequest(2);
+  private int sendsOutstanding;
+  private long dataPosted;
+  /** Whether the sender is waiting for credits now; a stall is counted once, when it starts. */
+  private boolean creditStalled;
+
+  SendPoster(SendDoorbell doorbell, TransportConfig config, RegisteredBuffers buffers, CreditWindow window,
+      ConnectionCounters counters) {
+    this.doorbell = doorbell;
+    this.config = config;
+    this.raw = config.raw();
+    this.sendDepth = config.sendQueueDepth();
+    this.buffers = buffers;
+    this.window = window;
+    this.counters = counters;
+  }
+
+  /** Work requests posted and not yet completed. */
+  int outstanding() {
+    return sendsOutstanding;
+  }
+
+  /** The sequence number of the last data send posted (the first is 1). */
+  long dataPosted() {
+    return dataPosted;
+  }
+
+  /** A send completed: its place in the send queue is free. */
+  void completed() {
+    sendsOutstanding--;
+  }
+
+  /** Counts a credit stall, once, when it starts. */
+  void stall() {
+    if (!creditStalled) {
+      creditStalled = true;
+      counters.creditStall();
+    }
+  }
+
+  /** Demand went upstream: a stall that comes after is a new one. */
+  void resume() {
+    creditStalled = false;
+  }
+
+  /** Whether a data send may be posted now: a credit, a send buffer and room in the send queue. */
+  boolean canPost() {
+    if (!raw && !window.canSendData()) {
+      stall();
+      return false;
+    }
+    if (sendsOutstanding >= sendDepth || buffers.freeSends() == 0) {
+      return false;
+    }
+    creditStalled = false;
+    return true;
+  }
+
+  /** See {@link OutboundSender#queueLocal}. */
+  boolean queueLocal(SendRequest r) {
+    if (sendsOutstanding >= sendDepth) {
+      return false;
+    }
+    doorbell.queue(r);
+    sent();
+    return true;
+  }
+
+  /**
+   * A send buffer for a rendezvous SEND (a descriptor, a DONE) when a credit allows one and the send
+   * queue has {@code places} (the SEND and what goes with it); else -1.
+   */
+  int controlBuffer(int places) {
+    return sendsOutstanding + places <= sendDepth && canPost() ? buffers.takeSend() : -1;
+  }
+
+  /** Posts {@code length} bytes of send buffer {@code index} as a data SEND with header {@code kind}; returns its sequence number. */
+  long postControl(int index, int length, int kind) {
+    request(CompletionDispatcher.DATA | index).gather(buffers.sendRegion(index), buffers.offset(index), length);
+    queueData(false, kind, false);
+    return dataPosted;
+  }
+
+  /** Writes {@code length}, a message's, at the start of send buffer {@code index}: a first fragment's declaration. */
+  void declareLength(int index, long length) {
+    buffers.sendMemory(index).set(BatchDecoder.INT, buffers.offset(index), (int) length);
+  }
+
+  /** The data send to fill in for {@link #queueData}, with work request id {@code id}. */
+  SendRequest request(long id) {
+    return sendRequest.reset(id, raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM);
+  }
+
+  /** Posts a data SEND of {@code length} bytes at {@code at} in send buffer {@code index}. */
+  void post(int index, long at, int length, boolean more, boolean batched) {
+    request(CompletionDispatcher.DATA | index).gather(buffers.sendRegion(index), buffers.offset(index) + at, length);
+    int inline = config.inlineThreshold();
+    queueData(more, batched ? Protocol.BATCH : 0, inline > 0 && length <= inline);
+  }
+
+  /** Queues the data send filled in by {@link #request}, with the header its flags call for ({@code kind}: BATCH, RNDV, DONE or 0). */
+  void queueData(boolean more, int kind, boolean inline) {
+    sendRequest.flags(SendRequest.SIGNALED | (inline ? SendRequest.INLINE : 0));
+    if (!raw) {
+      sendRequest.immediate(window.header(more, false) | kind);
+    }
+    doorbell.queue(sendRequest);
+    if (!raw && !window.sent()) {
+      counters.creditViolation();
+    }
+    sent();
+    dataPosted++;
+  }
+
+  /** Posts a credit-only message when the grants owed call for one and the send queue has room (framed mode). */
+  void creditUpdate() {
+    if (sendsOutstanding >= sendDepth || !window.creditUpdateDue()) {
+      return;
+    }
+    sendRequest.reset(CompletionDispatcher.CREDIT, SendRequest.Opcode.SEND_WITH_IMM).immediate(window.header(false, true));
+    doorbell.queue(sendRequest);
+    window.sent(); // creditUpdateDue() saw a credit
+    counters.creditUpdateSent();
+    sent();
+  }
+
+  /** Posts a keepalive probe: a zero-length RDMA WRITE, which needs no credit (see {@link Keepalive}). */
+  void probe() {
+    // Zero bytes: no remote address or key is checked (IBTA C9-88), so none is needed.
+    sendRequest.reset(CompletionDispatcher.KEEPALIVE, SendRequest.Opcode.RDMA_WRITE).remote(0, 0).flags(SendRequest.SIGNALED);
+    doorbell.queue(sendRequest);
+    sent();
+  }
+
+  private void sent() {
+    sendsOutstanding++;
+    counters.sendsInFlight(sendsOutstanding);
+  }
+}

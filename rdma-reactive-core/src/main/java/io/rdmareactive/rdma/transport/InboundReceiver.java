@@ -154,7 +154,7 @@ final class InboundReceiver {
       return;
     }
     if ((imm & Protocol.DONE) != 0) { // no message: never waits behind those that wait for demand
-      rendezvous.take(buffers.receiveMemory(index), buffers.offset(index), byteLength, imm);
+      rendezvous.take(buffers.receiveMemory(index), buffers.receiveOffset(index), byteLength, imm);
       buffers.freeReceive(index);
       return;
     }
@@ -193,7 +193,7 @@ final class InboundReceiver {
       if (fragments.isFragment(imm)) {
         return fragments.broken(index, "it sent a rendezvous flag on a fragment");
       }
-      rendezvous.take(buffers.receiveMemory(index), buffers.offset(index), length, imm);
+      rendezvous.take(buffers.receiveMemory(index), buffers.receiveOffset(index), length, imm);
       buffers.freeReceive(index);
       return true;
     }

@@ -288,7 +288,7 @@ final class RegisteredBuffers {
   }
 
   /** Where send buffer {@code index} starts in its chunk's memory and region. */
-  long offset(int index) {
+  long sendOffset(int index) {
     return sendPool != null ? sendPool.offset(sendSlab[index]) : (long) (index % sends.perChunk) * bufferSize;
   }
 

@@ -29,7 +29,7 @@ final class SendCopier {
   /** Copies {@code length} bytes at {@code from} in sendable {@code m} to {@code offset} in send buffer {@code index}. */
   void copy(Object m, long from, int index, long offset, int length) {
     MemorySegment to = buffers.sendMemory(index);
-    long at = buffers.offset(index) + offset;
+    long at = buffers.sendOffset(index) + offset;
     switch (m) {
       case byte[] b -> MemorySegment.copy(b, (int) from, to, ValueLayout.JAVA_BYTE, at, length);
       case ReceivedView v -> MemorySegment.copy(buffers.receiveMemory(v.index), buffers.receiveOffset(v.index) + v.start + from,
@@ -53,7 +53,7 @@ final class SendCopier {
       own = ownBuffers = new MemorySegment[sendCount];
     }
     MemorySegment b = own[index];
-    long offset = buffers.offset(index);
+    long offset = buffers.sendOffset(index);
     // A slot of the loop's send pool may be bound to another buffer, or chunk, than last time.
     if (b == null || b.address() != chunk.address() + offset || !b.scope().isAlive()) {
       b = own[index] = chunk.asSlice(offset, buffers.bufferSize);

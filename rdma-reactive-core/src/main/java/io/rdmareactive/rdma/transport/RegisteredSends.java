@@ -25,7 +25,7 @@ final class RegisteredSends {
    */
   void gather(SendRequest r, RegisteredMessage m, int index, int declared, long at, int length) {
     if (index >= 0) {
-      r.gather(buffers.sendRegion(index), buffers.offset(index), declared);
+      r.gather(buffers.sendRegion(index), buffers.sendOffset(index), declared);
     }
     if (length > 0) { // an empty entry is no entry: some devices read a zero length as 2 GiB
       r.gather(m.region(), m.offset() + at, length);

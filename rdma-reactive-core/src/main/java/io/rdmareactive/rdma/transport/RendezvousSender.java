@@ -103,7 +103,7 @@ final class RendezvousSender {
     if (e.window != null) {
       out.queueLocal(keyRequest); // room checked above
     }
-    writeDescriptor(buffers.sendMemory(index), buffers.offset(index), e);
+    writeDescriptor(buffers.sendMemory(index), buffers.sendOffset(index), e);
     posted(e, out.postControl(index, Protocol.DESCRIPTOR, Protocol.RNDV));
     return true;
   }
@@ -117,7 +117,7 @@ final class RendezvousSender {
     int index;
     while ((id = donesDue.peek()) != null && (index = out.controlBuffer(1)) >= 0) {
       donesDue.poll();
-      buffers.sendMemory(index).set(BatchDecoder.INT, buffers.offset(index), id);
+      buffers.sendMemory(index).set(BatchDecoder.INT, buffers.sendOffset(index), id);
       out.postControl(index, Protocol.DONE_LENGTH, Protocol.DONE);
     }
     revokeDone(keyRequest, localPost);

@@ -264,6 +264,24 @@ public abstract class AbstractRegisteredFramesTest {
     assertThat(emitted.get()).isGreaterThan(30);
   }
 
+  /**
+   * Misuse: an allocator used after its dispose refuses buffers with a ResourceClosedException,
+   * and so a request whose frame needs one fails with it; the process carries on and everything is
+   * freed. (A frame over memory released too early fails typed in the transport: see
+   * RegisteredByteBufAllocatorTest; RSocket itself checks a payload's count before that.)
+   */
+  @Test
+  void aDisposedAllocatorFailsRequestsTyped() {
+    RSocket rsocket = connect(WHOLE_FRAME, true, i -> ByteBufPayload.create(registeredPayload(i)), new AtomicLong());
+    streamAndCheck(rsocket, true);
+    alloc.dispose();
+    org.assertj.core.api.Assertions.assertThatThrownBy(() -> alloc.buffer(8))
+        .isInstanceOf(io.rdmareactive.rdma.ResourceClosedException.class);
+    StepVerifier.create(rsocket.requestStream(DefaultPayload.create("1")))
+        .expectError(io.rdmareactive.rdma.ResourceClosedException.class) // RSocket's frame header needs a buffer
+        .verify(WAIT);
+  }
+
   private static void await(BooleanSupplier condition) {
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (!condition.getAsBoolean()) {

@@ -22,6 +22,7 @@ int main(void) {
   OFF(rdma_cm_id, channel);
   OFF(rdma_cm_id, context);
   OFF(rdma_cm_id, qp);
+  OFF(rdma_cm_id, route.addr.src_addr);
   OFF(rdma_cm_id, ps);
   OFF(rdma_cm_id, port_num);
   OFF(rdma_cm_id, event);

@@ -53,7 +53,9 @@ public final class ScaleBench {
         .block(Duration.ofMinutes(30));
     long t1 = System.nanoTime();
     long pinned = pinnedKiB() - pinnedBefore;
-    long idleRegistered = conns.stream().mapToLong(c -> c.statistics().registeredBytes()).sum();
+    // Both ends' receive slabs are the loops' (shared receive queue): half of them counts for the clients.
+    long idleRegistered = conns.stream().mapToLong(c -> c.statistics().registeredBytes()).sum()
+        + loops.registeredReceiveBytes() / 2;
     // A ping, then the stream: unbounded demand both ways (receive() without limitRate), then idle.
     Flux.fromIterable(conns).index().flatMap(t -> t.getT2().outbound()
         .sendString(Flux.just("ping-" + t.getT1()).concatWith(Flux.range(0, messages).map(i -> "m" + i)))
@@ -64,15 +66,18 @@ public final class ScaleBench {
         .then().block(Duration.ofMinutes(30));
     long t2 = System.nanoTime();
     int threadsPeak = Thread.activeCount();
-    long registeredIdle = registered(conns) + registered(served);
+    // The connections' own buffers plus the loops' shared receive slabs (SHARED_RECEIVE_QUEUE).
+    long registeredIdle = registered(conns) + registered(served) + loops.registeredReceiveBytes();
     long rss = statusKiB("VmRSS:");
     System.gc();
     long heapUsed = Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory();
+    String resourcesIdle = rdmaResources(provider);
     conns.forEach(RdmaConnection::dispose);
     Flux.fromIterable(conns).flatMap(RdmaConnection::onDispose).then().block(Duration.ofMinutes(30));
     long t3 = System.nanoTime();
     server.disposeNow(Duration.ofMinutes(5));
     loops.disposeLater().block(Duration.ofMinutes(1));
+    String resourcesAfter = rdmaResources(provider);
     System.out.printf("scale: provider %s, %d connections (%d QPs), %s%n", provider, n, 2 * n, loops);
     System.out.printf("scale: connect %.1f s (%.1f s per 1,000), echo and stream %.1f s, close %.1f s (%.1f s per 1,000)%n",
         sec(t1 - t0), sec(t1 - t0) * 1000 / n, sec(t2 - t1), sec(t3 - t2), sec(t3 - t2) * 1000 / n);
@@ -85,6 +90,31 @@ public final class ScaleBench {
     System.out.printf("scale: after streaming %d messages per connection with unbounded demand, idle: registered "
         + "%.1f MiB in all (both ends, %.1f KiB per connection end), resident set %.1f MiB, heap used %.1f MiB%n",
         messages, registeredIdle / 1048576.0, registeredIdle / 1024.0 / (2.0 * n), rss / 1024.0, heapUsed / 1048576.0);
+    if (resourcesIdle != null) {
+      System.out.printf("scale: rdma resource, idle with %d connections: %s%n", n, resourcesIdle);
+      System.out.printf("scale: rdma resource, after close and the loops' disposal: %s%n", resourcesAfter);
+    }
+  }
+
+  /**
+   * The kernel's count of verbs objects (`rdma resource show`), for the native provider only: it
+   * shows whether SRQs and MRs grow with connections or with loops. Null for another provider.
+   */
+  private static String rdmaResources(String provider) {
+    if (!provider.equals("native")) {
+      return null;
+    }
+    try {
+      Process p = new ProcessBuilder("rdma", "resource", "show").redirectErrorStream(true).start();
+      String out = new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+      p.waitFor();
+      return out.replaceAll("\\s+", " ");
+    } catch (IOException e) {
+      return "(rdma resource show failed: " + e.getMessage() + ")";
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return "(interrupted)";
+    }
   }
 
   private static long registered(List<RdmaConnection> conns) {

@@ -49,7 +49,7 @@ final class BatchWriter {
 
   /** Copies sendable {@code m} of {@code length} bytes in, after its length. */
   void append(Object m, int length) {
-    long at = buffers.offset(index) + used;
+    long at = buffers.sendOffset(index) + used;
     copier.copy(m, 0, index, used + Protocol.BATCH_LENGTH, length);
     // after the copy: an OutboundMessage that writes all of its buffer cannot clobber it
     buffers.sendMemory(index).set(BatchDecoder.INT, at, length);
@@ -89,7 +89,7 @@ final class BatchWriter {
   boolean close() {
     boolean batched = count > 1;
     if (batched) {
-      buffers.sendMemory(index).set(BatchDecoder.INT, buffers.offset(index), count);
+      buffers.sendMemory(index).set(BatchDecoder.INT, buffers.sendOffset(index), count);
     }
     index = -1;
     return batched;

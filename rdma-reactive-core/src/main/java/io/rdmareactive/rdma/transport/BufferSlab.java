@@ -46,6 +46,8 @@ final class BufferSlab implements AutoCloseable {
   private long registeredBytes;
   private long registrations;
   private boolean closed;
+  /** Deregistered while buffers were still taken: their memory stays until given back, nothing registers again. */
+  private boolean unpinned;
 
   /**
    * A slab of at most {@code maxBuffers} buffers of {@code bufferSize} bytes, registered
@@ -107,6 +109,9 @@ final class BufferSlab implements AutoCloseable {
   /** Takes a free buffer, registering a chunk first when none is free; -1 when the cap is reached. */
   int take() {
     ensureOpen();
+    if (unpinned) {
+      return -1;
+    }
     int chunk = lowestWithFree();
     if (chunk < 0) {
       chunk = register();
@@ -136,7 +141,7 @@ final class BufferSlab implements AutoCloseable {
     withFree[chunk >>> 6] |= 1L << chunk;
     freeBuffers++;
     // Hysteresis: a chunk goes only while another chunk's worth stays free besides it.
-    if (freeCount[chunk] == chunkBuffers && freeBuffers >= 2 * chunkBuffers) {
+    if (freeCount[chunk] == chunkBuffers && (unpinned || freeBuffers >= 2 * chunkBuffers)) {
       deregister(chunk);
     }
   }
@@ -164,6 +169,33 @@ final class BufferSlab implements AutoCloseable {
     return (long) (index % chunkBuffers) * bufferSize;
   }
 
+  /**
+   * Deregisters every chunk (unpins it) but keeps the memory of those with buffers still taken,
+   * readable until each is given back, when it is freed; takes fail from now on. What a loop's
+   * receive pool does once its connections are gone while users still hold views.
+   */
+  void unpin() {
+    ensureOpen();
+    unpinned = true;
+    for (int c = 0; c < regions.length; c++) {
+      MemoryRegion r = regions[c];
+      if (r == null) {
+        continue;
+      }
+      if (freeCount[c] == chunkBuffers) {
+        deregister(c);
+        continue;
+      }
+      regions[c] = null;
+      registeredBytes -= (long) chunkBuffers * bufferSize;
+      try {
+        r.close();
+      } catch (RuntimeException e) {
+        log.debug("rdma-reactive: deregistering " + r + " failed", e);
+      }
+    }
+  }
+
   /** Deregisters and frees every chunk, taken buffers included: their borrowers are gone. Idempotent. */
   @Override
   public void close() {
@@ -172,7 +204,7 @@ final class BufferSlab implements AutoCloseable {
     }
     closed = true;
     for (int c = 0; c < regions.length; c++) {
-      if (regions[c] != null) {
+      if (arenas[c] != null) {
         deregister(c);
       }
     }
@@ -240,7 +272,9 @@ final class BufferSlab implements AutoCloseable {
     freeCount[chunk] = 0;
     withFree[chunk >>> 6] &= ~(1L << chunk);
     registeredChunks--;
-    registeredBytes -= (long) chunkBuffers * bufferSize;
+    if (r != null) {
+      registeredBytes -= (long) chunkBuffers * bufferSize;
+    }
     try {
       if (r != null) {
         r.close();

@@ -54,6 +54,8 @@ final class ConnectionCloser {
   // Drain state.
   private boolean disconnected;
   private boolean closed;
+  /** On a shared receive queue: the CQ was polled once more after the disconnect (see closeIfDue). */
+  private boolean polledAfterDisconnect;
   private @Nullable Throwable sendError;
 
   ConnectionCloser(ConnectionOperations connection, Endpoint endpoint, RegisteredBuffers buffers, CompletionRing ring,
@@ -203,6 +205,16 @@ final class ConnectionCloser {
           + " sends); freeing it anyway");
       completionsDead = true;
       counters.flushGiveUp();
+    }
+    if (buffers.isShared() && !polledAfterDisconnect && !completionsDead) {
+      // Receives of the loop's SRQ that the peer's SENDs took before the disconnect have their
+      // completions on our CQ and nowhere else: they are read once more, so that their buffers
+      // go back to the pool, before the CQ goes with the endpoint.
+      polledAfterDisconnect = true;
+      if (connection.pollNow()) {
+        connection.drain();
+        return;
+      }
     }
     closed = true;
     dispose(flushTimer);

@@ -5,6 +5,7 @@ import io.rdmareactive.rdma.ProtocolViolationException;
 import io.rdmareactive.rdma.RdmaException;
 import io.rdmareactive.rdma.loop.CompletionEventLoop;
 import io.rdmareactive.rdma.spi.Endpoint;
+import io.rdmareactive.rdma.verbs.SharedReceiveQueue;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;
@@ -108,7 +109,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     this.window = new CreditWindow(config.bufferCount());
     this.fragmenter = new Fragmenter(bufferSize,
         raw ? Math.min(bufferSize, config.maxMessageSize()) : config.maxMessageSize());
-    buffers = RegisteredBuffers.register(endpoint.protectionDomain(), receiveCount, sendCount, bufferSize);
+    buffers = buffers(endpoint, config, receiveCount, sendCount);
     ring = new CompletionRing(receiveCount + config.sendQueueDepth()); // every entry is an outstanding work request
     // Messages in flight: at most one per send work request (inline sends free their buffer at post).
     counters = new ConnectionCounters(config.sendQueueDepth());
@@ -144,6 +145,26 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
       buffers.free();
       throw e;
     }
+  }
+
+  /**
+   * The connection's buffers: its receives from the loop's pool where its QP is on the loop's SRQ,
+   * its sends from the loop's pool where its PD is the loop's.
+   */
+  private RegisteredBuffers buffers(Endpoint endpoint, TransportConfig config, int receiveCount, int sendCount) {
+    SharedReceiveQueue srq = endpoint.sharedReceiveQueue();
+    ReceivePool pool = srq == null ? null : config.loops().receiveQueues().poolOf(srq);
+    if (srq != null && pool == null) {
+      throw new IllegalStateException(endpoint + " is on " + srq + ", which is not one of its loops' receive pools");
+    }
+    SendPool sends = config.loops().sendPools(endpoint.completionQueue().channel(), endpoint.protectionDomain(),
+        config.bufferSize(), config.get(RdmaOption.LOOP_SEND_BUFFERS));
+    return RegisteredBuffers.open(endpoint.protectionDomain(), receiveCount, sendCount, config.bufferSize(), pool, sends,
+        () -> {
+          if (!loop.execute(this::drain)) {
+            drain();
+          }
+        });
   }
 
   /** The handshake is done: from here on data flows, sized for the peer ({@code null} in raw mode). */

@@ -54,7 +54,7 @@ final class FragmentReceiver {
    */
   boolean take(int index, int length, int imm) {
     MemorySegment memory = buffers.receiveMemory(index);
-    long offset = buffers.offset(index);
+    long offset = buffers.receiveOffset(index);
     int data = length;
     if (reassembler.inProgress() < 0) {
       if (connection.failure() != null) { // failing: no new message starts (after a violation its bytes mean nothing)

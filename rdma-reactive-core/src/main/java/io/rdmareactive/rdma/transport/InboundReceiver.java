@@ -28,6 +28,15 @@ final class InboundReceiver {
   private final QueuePair qp;
   private final TransportConfig config;
   private final boolean raw;
+  /** Receives come from the loop's shared receive queue: posting is promising grants out of its pool. */
+  private final boolean shared;
+  /**
+   * Shared queue: the most grants beyond the reserve, from 1 (the credit window's rule 3 needs
+   * {@code RESERVE + 1} with demand), doubling with each data SEND up to BUFFER_COUNT. Demand
+   * alone borrows no more from the loop's slab than the peer has shown it sends: unbounded demand
+   * on a quiet connection no longer takes BUFFER_COUNT buffers that its neighbours could use.
+   */
+  private int lent = 1;
   private final int bufferSize;
   private final int bufferCount;
   private final int receiveCount;
@@ -64,6 +73,7 @@ final class InboundReceiver {
     this.qp = qp;
     this.config = config;
     this.raw = config.raw();
+    this.shared = buffers.isShared();
     this.bufferSize = config.bufferSize();
     this.bufferCount = config.bufferCount();
     this.receiveCount = config.receiveBuffers();
@@ -91,8 +101,9 @@ final class InboundReceiver {
     return demand.receive();
   }
 
+  /** Receives posted that will complete or flush: none on a shared receive queue, which keeps them when the QP goes. */
   int posted() {
-    return posted;
+    return shared ? 0 : posted;
   }
 
   /** Takes back the receive buffers of messages released since the last drain. */
@@ -102,12 +113,20 @@ final class InboundReceiver {
 
   /** A receive completed with an error (a flush, mostly): its buffer goes back unposted. */
   void failed(int index) {
+    if (shared && (index = buffers.adopt(index)) < 0) {
+      return; // a receive it was not granted: the connection is failing or failed already
+    }
     posted--;
     buffers.freeReceive(index);
   }
 
   /** A receive completed: a message, a fragment of one, or a credit update. */
   void received(int index, int byteLength, boolean hasImmediate, int immediateData) {
+    if (shared && (index = buffers.adopt(index)) < 0) {
+      // A SEND beyond its grants took a receive of the loop's SRQ: its buffer went back at once.
+      connection.protocolError("it sent beyond the credits granted to it (on the loop's shared receive queue)");
+      return;
+    }
     posted--;
     if (raw) {
       counters.bytesReceived(byteLength);
@@ -135,9 +154,12 @@ final class InboundReceiver {
       return;
     }
     if ((imm & Protocol.DONE) != 0) { // no message: never waits behind those that wait for demand
-      rendezvous.take(buffers.receiveMemory(index), buffers.offset(index), byteLength, imm);
+      rendezvous.take(buffers.receiveMemory(index), buffers.receiveOffset(index), byteLength, imm);
       buffers.freeReceive(index);
       return;
+    }
+    if (shared && lent < bufferCount) {
+      lent = Math.min(bufferCount, 2 * lent);
     }
     if (waitingCount > 0 || !take(index, byteLength, imm)) {
       int at = 3 * ((waitingHead + waitingCount++) % receiveCount);
@@ -171,7 +193,7 @@ final class InboundReceiver {
       if (fragments.isFragment(imm)) {
         return fragments.broken(index, "it sent a rendezvous flag on a fragment");
       }
-      rendezvous.take(buffers.receiveMemory(index), buffers.offset(index), length, imm);
+      rendezvous.take(buffers.receiveMemory(index), buffers.receiveOffset(index), length, imm);
       buffers.freeReceive(index);
       return true;
     }
@@ -205,7 +227,7 @@ final class InboundReceiver {
    */
   private void takeBatch(int index, int length) {
     MemorySegment memory = buffers.receiveMemory(index);
-    long offset = buffers.offset(index);
+    long offset = buffers.receiveOffset(index);
     String violation = BatchDecoder.check(memory, offset, length, config.maxMessageSize());
     if (violation != null) {
       buffers.freeReceive(index);
@@ -315,7 +337,7 @@ final class InboundReceiver {
       long forDones = 2L * connection.sender().rendezvous().awaitingDone();
       wanted = wanted > Long.MAX_VALUE - forDones ? Long.MAX_VALUE : wanted + forDones;
       long uncovered = Math.max(0, wanted - ready.size());
-      int room = Math.max(0, bufferCount - held);
+      int room = Math.max(0, (shared ? Math.min(bufferCount, lent) : bufferCount) - held);
       // The reserve is reposted whatever the demand, and each repost is granted: a peer that
       // spends its last credit too gets it back at once. Messages waiting in place stop that when
       // they hold every buffer; reassembled ones hold none, so they count as if they did, or a
@@ -325,18 +347,25 @@ final class InboundReceiver {
           receiveCount - held - readyHeap - rendezvous.waiting());
     }
     while (posted < target && buffers.freeReceives() > 0) {
-      int taken = receives.post(target - posted); // one ibv_post_recv for the lot
+      int taken = shared ? buffers.promise(target - posted) : receives.post(target - posted); // one ibv_post_recv for the lot
       posted += taken;
       for (int i = 0; !raw && i < taken; i++) {
         window.receivePosted();
       }
       receives.throwIfFailed();
+      if (taken == 0) {
+        break; // the loop's pool lends no more now; a buffer given back drains again
+      }
     }
   }
 
   void postReceive() {
+    if (shared) {
+      posted += buffers.promise(1); // the reserve: always backed by the pool
+      return;
+    }
     int index = buffers.takeReceive();
-    qp.postReceive(receiveRequest.set(CompletionDispatcher.RECV | index, buffers.receiveRegion(index), buffers.offset(index),
+    qp.postReceive(receiveRequest.set(CompletionDispatcher.RECV | index, buffers.receiveRegion(index), buffers.receiveOffset(index),
         bufferSize));
     posted++;
   }

@@ -84,6 +84,21 @@ final class LoopDomains {
     return e;
   }
 
+  /** One more lease on {@code pd} (a receive pool's slab registered on it); false when it is not one of these PDs. */
+  synchronized boolean retain(ProtectionDomain pd) {
+    Entry e = byPd.get(pd);
+    if (e == null) {
+      return false;
+    }
+    e.users++;
+    return true;
+  }
+
+  /** Gives back a lease {@link #retain} took. */
+  void releaseRetained(ProtectionDomain pd) {
+    release(pd);
+  }
+
   private synchronized void release(ProtectionDomain pd) {
     Entry e = byPd.get(pd);
     if (e != null && --e.users == 0 && !e.pinned) {

@@ -5,6 +5,7 @@ import io.rdmareactive.rdma.spi.CompletionChannelSource;
 import io.rdmareactive.rdma.spi.ConnectionProvider;
 import io.rdmareactive.rdma.spi.ProtectionDomainSource;
 import io.rdmareactive.rdma.spi.RdmaProvider;
+import io.rdmareactive.rdma.spi.SharedReceiveQueueSource;
 import io.rdmareactive.rdma.verbs.CompletionChannel;
 import io.rdmareactive.rdma.verbs.CompletionStreamOptions;
 import io.rdmareactive.rdma.verbs.IdleStrategy;
@@ -78,6 +79,8 @@ public final class RdmaLoopResources implements Disposable {
   /** Thread-per-connection: each connection's own loop, by its channel. */
   private final Map<CompletionChannel, CompletionEventLoop> ownLoops = new ConcurrentHashMap<>();
   private final LoopDomains domains;
+  private final LoopReceiveQueues receiveQueues;
+  private final LoopSendPools sendPools;
   private volatile boolean disposed;
 
   private RdmaLoopResources(String prefix, int loopCount, boolean perConnection, @Nullable Duration pollBudget,
@@ -92,6 +95,8 @@ public final class RdmaLoopResources implements Disposable {
     this.idleStrategy = idleStrategy;
     this.streamOptions = streamOptions;
     this.domains = new LoopDomains(prefix + " loop resources");
+    this.receiveQueues = new LoopReceiveQueues(domains);
+    this.sendPools = new LoopSendPools(domains);
   }
 
   /** {@code loops} event-mode loops named {@code prefix-1..n}, with the default poll budget. */
@@ -227,6 +232,51 @@ public final class RdmaLoopResources implements Disposable {
    */
   public ProtectionDomain protectionDomain(RdmaProvider provider, String deviceName) {
     return domains.pin(provider.connections(), deviceName);
+  }
+
+  /**
+   * Where new framed endpoints get a shared receive queue (one per loop, device and buffer size,
+   * see {@link ReceivePool}); null for thread-per-connection loops, where it would be one per
+   * connection anyway.
+   */
+  @Nullable SharedReceiveQueueSource receiveQueues(int bufferSize, int maxBuffers, int headroom) {
+    return perConnection ? null : receiveQueues.source(bufferSize, maxBuffers, headroom);
+  }
+
+  LoopReceiveQueues receiveQueues() {
+    return receiveQueues;
+  }
+
+  /**
+   * The send pool, attached, of a connection on {@code channel} with {@code pd}: one per loop,
+   * device and buffer size; null where the PD is not these resources' or each connection has a
+   * loop of its own.
+   */
+  @Nullable SendPool sendPools(@Nullable CompletionChannel channel, ProtectionDomain pd, int bufferSize, int maxBuffers) {
+    return perConnection || channel == null ? null : sendPools.attach(channel, pd, bufferSize, maxBuffers);
+  }
+
+  /** Bytes of send buffers registered now by these resources' send pools, all loops and devices together. */
+  public long registeredSendBytes() {
+    return sendPools.registeredBytes();
+  }
+
+  /**
+   * Bytes of receive buffers registered now by these resources' shared receive queues, all loops
+   * and devices together (a connection's own {@code registeredBytes} leaves them out).
+   */
+  public long registeredReceiveBytes() {
+    return receiveQueues.registeredBytes();
+  }
+
+  /** Receives posted to refill the shared receive queues alive now, since each was made. */
+  public long receiveQueueRefills() {
+    return receiveQueues.refills();
+  }
+
+  /** Shared receive queues alive now (one per loop, device and buffer size in use). */
+  public int sharedReceiveQueueCount() {
+    return receiveQueues.size();
   }
 
   /** Protection domains allocated now (one per provider and device in use, or pinned). */

@@ -132,6 +132,34 @@ public final class RdmaOption<T> {
         default -> false;
       }, "auto, native, in-memory or default", "default", false, v -> v.toLowerCase(Locale.ROOT));
   /**
+   * Framed connections receive through their loop's shared receive queue (one per loop, device
+   * and buffer size, with one slab of registered buffers; default true): memory that does not grow
+   * with connections. Each connection is guaranteed its credit reserve plus one buffer, and
+   * borrows up to BUFFER_COUNT more while the slab has them; a peer sending beyond its grants is
+   * failed on its own connection. False, or a device without SRQ, or raw mode or thread-per-
+   * connection loops: each connection has its own receive queue and buffers.
+   */
+  public static final RdmaOption<Boolean> SHARED_RECEIVE_QUEUE =
+      new RdmaOption<>("SHARED_RECEIVE_QUEUE", Boolean.class, v -> true, "true or false", true);
+  /**
+   * With SHARED_RECEIVE_QUEUE: the most receive buffers one loop's slab registers per device and
+   * buffer size (default 16,384: 256 MiB of 16 KiB buffers at most, registered only as used; 5,000
+   * connections' guarantees of 3 buffers each plus one connection's headroom; the SRQ is also
+   * capped by the device's max_srq_wr). A connection that the slab cannot guarantee its 3
+   * buffers is refused ({@code ConnectionException(REFUSED)} naming this option).
+   */
+  public static final RdmaOption<Integer> LOOP_RECEIVE_BUFFERS = new RdmaOption<>("LOOP_RECEIVE_BUFFERS", Integer.class,
+      v -> v >= 128 && v <= 1 << 20, "128 .. 1048576", 16_384);
+  /**
+   * The most send buffers one loop's pool registers per device and buffer size (default 16,384:
+   * 256 MiB of 16 KiB buffers at most, registered as used). Connections on loops borrow a send
+   * buffer per SEND and give it back on its completion, each at most BUFFER_COUNT at once; one
+   * that finds the pool at its cap waits for the next buffer given back. Thread-per-connection
+   * loops: each connection registers its own.
+   */
+  public static final RdmaOption<Integer> LOOP_SEND_BUFFERS = new RdmaOption<>("LOOP_SEND_BUFFERS", Integer.class,
+      v -> v >= 128 && v <= 1 << 20, "128 .. 1048576", 16_384);
+  /**
    * Raw mode: no framing and no credits, one RDMA SEND per message, every receive buffer posted up
    * front, so that plain librdmacm programs (rdma_client, rdma_server) can be peers. Limits: a
    * message must fit one buffer of the receiver (else the receiver's QP fails), a slow receiver

@@ -19,7 +19,8 @@ package io.rdmareactive.rdma.transport;
  * @param completionErrors work completions with an error status, other than the flushes of a disconnect
  * @param registeredBytes memory registered (pinned) for this connection's buffers now: it grows in
  *     chunks with use, up to about {@code 2 × BUFFER_COUNT × BUFFER_SIZE}, and an idle connection holds one
- *     receive chunk
+ *     receive chunk; on the loop's shared receive queue only its send buffers (the receive slab is
+ *     the loop's: {@link RdmaLoopResources#registeredReceiveBytes()})
  * @param flushGiveUps 1 when this connection's close stopped waiting for the flush completions of
  *     the work it still had posted (after 10 s, polling once more): 0 unless the device or its loop
  *     fell far behind

@@ -34,7 +34,7 @@ final class ReceiveDoorbell {
     int n = 0;
     for (; n < wanted && n < batch.capacity() && buffers.freeReceives() > 0; n++) {
       int index = buffers.takeReceive();
-      batch.add().set(CompletionDispatcher.RECV | index, buffers.receiveRegion(index), buffers.offset(index), bufferSize);
+      batch.add().set(CompletionDispatcher.RECV | index, buffers.receiveRegion(index), buffers.receiveOffset(index), bufferSize);
     }
     if (n == 0) {
       return 0;

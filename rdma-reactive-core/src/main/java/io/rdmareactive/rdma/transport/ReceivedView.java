@@ -97,7 +97,7 @@ final class ReceivedView implements RdmaMessage {
     if (isReleased()) {
       throw new IllegalStateException("message already released");
     }
-    return buffers.receiveMemory(index).asSlice(buffers.offset(index) + start, length).asReadOnly();
+    return buffers.receiveMemory(index).asSlice(buffers.receiveOffset(index) + start, length).asReadOnly();
   }
 
   /** A copy, made under a count of its own: a release racing it cannot recycle the buffer underneath. */
@@ -125,7 +125,7 @@ final class ReceivedView implements RdmaMessage {
       throw new IllegalStateException("message already released");
     }
     try {
-      MemorySegment.copy(buffers.receiveMemory(index), ValueLayout.JAVA_BYTE, buffers.offset(index) + start + from, to,
+      MemorySegment.copy(buffers.receiveMemory(index), ValueLayout.JAVA_BYTE, buffers.receiveOffset(index) + start + from, to,
           ValueLayout.JAVA_BYTE, at, n);
     } finally {
       unref();

@@ -31,6 +31,11 @@ import reactor.util.Loggers;
  * addresses included (keeping costs nothing; copying out at close would copy every held byte and
  * still leave raw addresses already handed out dangling).
  *
+ * <p>On a loop's shared receive queue ({@link #shared}) the receive buffers are the loop's
+ * {@link ReceivePool}'s: the connection has local slots instead, one per buffer it may hold,
+ * reserved as it promises grants and bound to the pool's buffer a SEND landed in
+ * ({@link #adopt}); indexes handed to views are slots, and a buffer given back goes to the pool.
+ *
  * <p>The free lists belong to the connection's drain; {@link #retain}, {@link #unref} and
  * {@link #markReleased} are the methods any thread may call, and they allocate nothing and never
  * block.
@@ -56,10 +61,47 @@ final class RegisteredBuffers {
   private volatile boolean closing;
   private final AtomicBoolean freed = new AtomicBoolean();
   private volatile long registeredBytes;
+  /** On a shared receive queue: this connection's share of the loop's pool, else null. */
+  private final ReceivePool.@Nullable Member member;
+  private final @Nullable ReceivePool pool;
+  /** Shared: the pool's buffer bound to each slot. */
+  private final int @Nullable [] slabIndex;
+  /** Shared: free slots reserved for grants promised and not yet used. */
+  private int promisedSlots;
+  /** Where send buffers are borrowed from (the loop's), else null: the connection registers its own. */
+  private final @Nullable SendPool sendPool;
+  /** Pooled sends: the pool's buffer bound to each send slot, -1 while none is. */
+  private final int @Nullable [] sendSlab;
+  /** Pooled sends: runs the connection's drain once the pool, at its cap, gets a buffer back. */
+  private final Runnable wake;
+  private boolean sendsReturned;
 
   /** Sets up the pools and registers the first receive chunk; on failure frees what it made before throwing. */
   static RegisteredBuffers register(ProtectionDomain pd, int receiveCount, int sendCount, int bufferSize) {
-    RegisteredBuffers b = new RegisteredBuffers(pd, receiveCount, sendCount, bufferSize);
+    return open(pd, receiveCount, sendCount, bufferSize, null, null, () -> { });
+  }
+
+  /**
+   * A connection's buffers: receives from {@code receivePool} (null: its own, the reserve's chunk
+   * registered now) and sends borrowed from {@code sendPool} (null: its own); {@code wake} runs
+   * its drain once a send pool at its cap gets a buffer back. On failure frees what it made.
+   *
+   * @throws io.rdmareactive.rdma.ConnectionException when the receive pool cannot back one more connection
+   */
+  static RegisteredBuffers open(ProtectionDomain pd, int receiveCount, int sendCount, int bufferSize,
+      @Nullable ReceivePool receivePool, @Nullable SendPool sendPool, Runnable wake) {
+    RegisteredBuffers b;
+    try {
+      b = new RegisteredBuffers(pd, receiveCount, sendCount, bufferSize, receivePool, sendPool, wake);
+    } catch (RuntimeException e) {
+      if (sendPool != null) {
+        sendPool.detach(wake);
+      }
+      throw e;
+    }
+    if (receivePool != null) {
+      return b;
+    }
     try {
       b.receives.grow(); // the reserve is posted before the connection is established
       return b;
@@ -70,7 +112,12 @@ final class RegisteredBuffers {
     }
   }
 
-  private RegisteredBuffers(ProtectionDomain pd, int receiveCount, int sendCount, int bufferSize) {
+  private RegisteredBuffers(ProtectionDomain pd, int receiveCount, int sendCount, int bufferSize,
+      @Nullable ReceivePool pool, @Nullable SendPool sendPool, Runnable wake) {
+    this.pool = pool;
+    this.sendPool = sendPool;
+    this.wake = wake;
+    this.slabIndex = pool == null ? null : new int[receiveCount];
     this.pd = pd;
     this.bufferSize = bufferSize;
     this.arena = Arena.ofShared();
@@ -79,16 +126,73 @@ final class RegisteredBuffers {
     sends = new Pool(sendCount, perChunk);
     releasedBits = new AtomicLongArray((receiveCount + 63) >>> 6);
     refs = new AtomicIntegerArray(receiveCount);
+    if (sendPool != null) {
+      sends.slotsOnly();
+      sendSlab = new int[sendCount];
+      java.util.Arrays.fill(sendSlab, -1);
+    } else {
+      sendSlab = null;
+    }
+    if (pool != null) {
+      receives.slotsOnly();
+      this.member = pool.join();
+    } else {
+      this.member = null;
+    }
   }
 
-  /** Bytes of memory registered (pinned) for this connection now. */
+  /** Whether the receive buffers are a loop's shared receive queue's. */
+  boolean isShared() {
+    return member != null;
+  }
+
+  /**
+   * Shared: promises up to {@code wanted} grants, as free slots and the pool allow; how many.
+   * Each keeps a slot for the SEND that will use it.
+   */
+  int promise(int wanted) {
+    ReceivePool.Member m = java.util.Objects.requireNonNull(member);
+    int n = m.promise(Math.min(wanted, receives.available() - promisedSlots));
+    promisedSlots += n;
+    return n;
+  }
+
+  /**
+   * Shared: a SEND landed in the pool's buffer {@code index}; returns the slot it is bound to now,
+   * or -1 when it was beyond the grants promised (the buffer went back to the pool).
+   */
+  int adopt(int index) {
+    ReceivePool.Member m = java.util.Objects.requireNonNull(member);
+    boolean covered = m.arrived(index);
+    if (!covered || promisedSlots == 0) {
+      m.give(index);
+      return -1;
+    }
+    promisedSlots--;
+    int slot = receives.take();
+    slabIndex[slot] = index;
+    return slot;
+  }
+
+  /** Shared: the grants promised and not used go back to the pool (the peer can send no more). */
+  void unpromise() {
+    if (member != null) {
+      member.unpromise(promisedSlots);
+      promisedSlots = 0;
+    }
+  }
+
+  /**
+   * Bytes of memory registered (pinned) for this connection alone now; on a shared receive queue
+   * its receive buffers are the loop's ({@link RdmaLoopResources#registeredReceiveBytes}).
+   */
   long registeredBytes() {
     return registeredBytes;
   }
 
   /** Receive buffers that can be taken: free ones plus those not registered yet. */
   int freeReceives() {
-    return receives.available();
+    return receives.available() - promisedSlots;
   }
 
   /** Takes a free receive buffer, registering a new chunk first when none is free. */
@@ -97,41 +201,100 @@ final class RegisteredBuffers {
   }
 
   void freeReceive(int index) {
+    giveReceive(index);
+  }
+
+  /** A receive buffer goes back: to the free list, or on a shared queue to the pool, its slot to the free list. */
+  private void giveReceive(int index) {
+    ReceivePool.Member m = member;
+    if (m != null) {
+      m.give(slabIndex[index]);
+    }
     receives.give(index);
   }
 
+  /** Send buffers that can be taken now; pooled, when the pool is at its cap, the drain is woken by the next one back. */
   int freeSends() {
-    return sends.available();
+    SendPool p = sendPool;
+    if (p == null) {
+      return sends.available();
+    }
+    int slots = sends.available();
+    int n = Math.min(slots, p.available());
+    if (n == 0 && slots > 0) {
+      p.await(wake);
+    }
+    return n;
   }
 
   int takeSend() {
-    return sends.take();
+    SendPool p = sendPool;
+    if (p == null) {
+      return sends.take();
+    }
+    int index = p.take();
+    if (index < 0) {
+      throw new IllegalStateException("the loop's send pool is at its cap (LOOP_SEND_BUFFERS)");
+    }
+    int slot = sends.take();
+    sendSlab[slot] = index;
+    return slot;
   }
 
   void freeSend(int index) {
+    SendPool p = sendPool;
+    if (p == null) {
+      sends.give(index);
+      return;
+    }
+    int b = sendSlab[index];
+    sendSlab[index] = -1;
     sends.give(index);
+    p.give(b);
+  }
+
+  /** Pooled sends: the borrowed buffers go back (the QP that could read them is gone) and the pool is let go. */
+  private void returnSends() {
+    SendPool p = sendPool;
+    if (p == null || sendsReturned) {
+      return;
+    }
+    sendsReturned = true;
+    for (int i = 0; i < sendSlab.length; i++) {
+      int b = sendSlab[i];
+      if (b >= 0) {
+        sendSlab[i] = -1;
+        p.give(b);
+      }
+    }
+    p.detach(wake);
   }
 
   MemoryRegion receiveRegion(int index) {
-    return receives.region(index);
+    return pool != null ? pool.region(slabIndex[index]) : receives.region(index);
   }
 
   MemoryRegion sendRegion(int index) {
-    return sends.region(index);
+    return sendPool != null ? sendPool.region(sendSlab[index]) : sends.region(index);
   }
 
   /** The memory of the chunk holding receive buffer {@code index}; see {@link #offset}. */
   MemorySegment receiveMemory(int index) {
-    return receives.memory(index);
+    return pool != null ? pool.memory(slabIndex[index]) : receives.memory(index);
   }
 
   MemorySegment sendMemory(int index) {
-    return sends.memory(index);
+    return sendPool != null ? sendPool.memory(sendSlab[index]) : sends.memory(index);
   }
 
-  /** Where buffer {@code index} starts in its chunk's memory and region. */
-  long offset(int index) {
-    return (long) (index % receives.perChunk) * bufferSize;
+  /** Where send buffer {@code index} starts in its chunk's memory and region. */
+  long sendOffset(int index) {
+    return sendPool != null ? sendPool.offset(sendSlab[index]) : (long) (index % sends.perChunk) * bufferSize;
+  }
+
+  /** Where receive buffer {@code index} starts in its {@link #receiveMemory} and {@link #receiveRegion}. */
+  long receiveOffset(int index) {
+    return pool != null ? pool.offset(slabIndex[index]) : (long) (index % receives.perChunk) * bufferSize;
   }
 
   /**
@@ -172,10 +335,29 @@ final class RegisteredBuffers {
       throw new IllegalStateException("receive buffer " + index + " released more often than retained");
     }
     markReleased(index);
+    if (closing && member != null) {
+      takeBackReleased(index); // the drain no longer reclaims: the pool gets it now
+    }
     if (live.decrementAndGet() == 0 && closing) {
       freeOnce();
     }
     return true;
+  }
+
+  /** Shared, closed: gives buffer {@code index} back to the pool if its released bit is still set (exactly once). */
+  private void takeBackReleased(int index) {
+    int w = index >>> 6;
+    long bit = 1L << (index & 63);
+    for (;;) {
+      long v = releasedBits.get(w);
+      if ((v & bit) == 0) {
+        return; // another thread took it
+      }
+      if (releasedBits.compareAndSet(w, v, v & ~bit)) {
+        java.util.Objects.requireNonNull(member).give(slabIndex[index]);
+        return;
+      }
+    }
   }
 
   /**
@@ -189,7 +371,7 @@ final class RegisteredBuffers {
     if (live.decrementAndGet() == 0 && closing) {
       freeOnce();
     }
-    receives.give(index);
+    giveReceive(index);
     return true;
   }
 
@@ -217,16 +399,24 @@ final class RegisteredBuffers {
         int index = (w << 6) + Long.numberOfTrailingZeros(bits);
         bits &= bits - 1;
         n++;
-        receives.give(index);
+        giveReceive(index);
       }
     }
     return n;
   }
 
-  /** Forgets released buffers (the connection is closed). */
+  /** Forgets released buffers (the connection is closed); on a shared queue they go back to the pool. */
   void discardReleased() {
     for (int w = 0; w < releasedBits.length(); w++) {
-      releasedBits.set(w, 0);
+      if (member == null) {
+        releasedBits.set(w, 0);
+        continue;
+      }
+      long bits = releasedBits.get(w);
+      while (bits != 0) {
+        takeBackReleased((w << 6) + Long.numberOfTrailingZeros(bits));
+        bits &= bits - 1;
+      }
     }
   }
 
@@ -238,12 +428,25 @@ final class RegisteredBuffers {
 
   /** Frees the memory itself, now: only where no view can exist (a connection that never opened, tests). */
   void free() {
+    returnSends();
+    ReceivePool.Member m = member;
+    if (m != null) {
+      unpromise();
+      m.leave();
+    }
     freeOnce();
   }
 
   /** The connection closed: frees the memory now, or when the last view still held is released. */
   void freeWhenUnused() {
     closing = true;
+    returnSends();
+    ReceivePool.Member m = member;
+    if (m != null) {
+      unpromise();
+      m.leave();
+      discardReleased(); // released before closing was seen: nobody else gives those back
+    }
     if (live.get() == 0) {
       freeOnce();
     }
@@ -263,7 +466,7 @@ final class RegisteredBuffers {
   /** One direction's buffers: a free list over chunks registered on demand. */
   private final class Pool {
     final int perChunk;
-    private final int count;
+    final int count;
     private final int[] free;
     private int freeCount;
     private final @Nullable MemoryRegion[] regions;
@@ -281,6 +484,14 @@ final class RegisteredBuffers {
 
     int available() {
       return freeCount + count - registered;
+    }
+
+    /** Slots without memory (a shared receive queue's): every index free, nothing to register. */
+    void slotsOnly() {
+      for (int i = count - 1; i >= 0; i--) {
+        free[freeCount++] = i;
+      }
+      registered = count;
     }
 
     int take() {

@@ -20,12 +20,12 @@ final class RegisteredSends {
 
   /**
    * The gather entries of a fragment of {@code m}: {@code length} bytes at {@code at} in the
-   * message, straight from its region (an entry per range the fragment spans), after the {@code declared} bytes of send buffer
-   * {@code index} that a first fragment begins with (none: index -1).
+   * message, straight from its region (an entry per range the fragment spans), after the
+   * {@code declared} bytes of send buffer {@code index} that a first fragment begins with (none: index -1).
    */
   void gather(SendRequest r, RegisteredMessage m, int index, int declared, long at, int length) {
     if (index >= 0) {
-      r.gather(buffers.sendRegion(index), buffers.offset(index), declared);
+      r.gather(buffers.sendRegion(index), buffers.sendOffset(index), declared);
     }
     long skip = at;
     for (int i = 0, ranges = m.ranges(); i < ranges && length > 0; i++) {

@@ -103,7 +103,7 @@ final class RendezvousSender {
     if (e.window != null) {
       out.queueLocal(keyRequest); // room checked above
     }
-    writeDescriptor(buffers.sendMemory(index), buffers.offset(index), e);
+    writeDescriptor(buffers.sendMemory(index), buffers.sendOffset(index), e);
     posted(e, out.postControl(index, Protocol.DESCRIPTOR, Protocol.RNDV));
     return true;
   }
@@ -115,7 +115,7 @@ final class RendezvousSender {
   void dueWork() {
     int index;
     while (!donesDue.isEmpty() && (index = out.controlBuffer(1)) >= 0) {
-      buffers.sendMemory(index).set(BatchDecoder.INT, buffers.offset(index), donesDue.poll());
+      buffers.sendMemory(index).set(BatchDecoder.INT, buffers.sendOffset(index), donesDue.poll());
       out.postControl(index, Protocol.DONE_LENGTH, Protocol.DONE);
     }
     revokeDone(keyRequest, localPost);

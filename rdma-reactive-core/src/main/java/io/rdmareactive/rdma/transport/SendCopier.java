@@ -29,10 +29,10 @@ final class SendCopier {
   /** Copies {@code length} bytes at {@code from} in sendable {@code m} to {@code offset} in send buffer {@code index}. */
   void copy(Object m, long from, int index, long offset, int length) {
     MemorySegment to = buffers.sendMemory(index);
-    long at = buffers.offset(index) + offset;
+    long at = buffers.sendOffset(index) + offset;
     switch (m) {
       case byte[] b -> MemorySegment.copy(b, (int) from, to, ValueLayout.JAVA_BYTE, at, length);
-      case ReceivedView v -> MemorySegment.copy(buffers.receiveMemory(v.index), buffers.offset(v.index) + v.start + from,
+      case ReceivedView v -> MemorySegment.copy(buffers.receiveMemory(v.index), buffers.receiveOffset(v.index) + v.start + from,
           to, at, length);
       case OutboundMessage o -> o.copyTo(from, ownBuffer(index, to), offset, length);
       default -> MemorySegment.copy((MemorySegment) m, from, to, at, length);
@@ -53,8 +53,10 @@ final class SendCopier {
       own = ownBuffers = new MemorySegment[sendCount];
     }
     MemorySegment b = own[index];
-    if (b == null) {
-      b = own[index] = chunk.asSlice(buffers.offset(index), buffers.bufferSize);
+    long offset = buffers.sendOffset(index);
+    // A slot of the loop's send pool may be bound to another buffer, or chunk, than last time.
+    if (b == null || b.address() != chunk.address() + offset || !b.scope().isAlive()) {
+      b = own[index] = chunk.asSlice(offset, buffers.bufferSize);
     }
     return b;
   }

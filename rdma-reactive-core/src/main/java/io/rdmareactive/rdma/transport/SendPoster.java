@@ -99,14 +99,14 @@ final class SendPoster {
 
   /** Posts {@code length} bytes of send buffer {@code index} as a data SEND with header {@code kind}; returns its sequence number. */
   long postControl(int index, int length, int kind) {
-    request(CompletionDispatcher.DATA | index).gather(buffers.sendRegion(index), buffers.offset(index), length);
+    request(CompletionDispatcher.DATA | index).gather(buffers.sendRegion(index), buffers.sendOffset(index), length);
     queueData(false, kind, false);
     return dataPosted;
   }
 
   /** Writes {@code length}, a message's, at the start of send buffer {@code index}: a first fragment's declaration. */
   void declareLength(int index, long length) {
-    buffers.sendMemory(index).set(BatchDecoder.INT, buffers.offset(index), (int) length);
+    buffers.sendMemory(index).set(BatchDecoder.INT, buffers.sendOffset(index), (int) length);
   }
 
   /** The data send to fill in for {@link #queueData}, with work request id {@code id}. */
@@ -116,7 +116,7 @@ final class SendPoster {
 
   /** Posts a data SEND of {@code length} bytes at {@code at} in send buffer {@code index}. */
   void post(int index, long at, int length, boolean more, boolean batched) {
-    request(CompletionDispatcher.DATA | index).gather(buffers.sendRegion(index), buffers.offset(index) + at, length);
+    request(CompletionDispatcher.DATA | index).gather(buffers.sendRegion(index), buffers.sendOffset(index) + at, length);
     int inline = config.inlineThreshold();
     queueData(more, batched ? Protocol.BATCH : 0, inline > 0 && length <= inline);
   }

@@ -197,7 +197,9 @@ public final class TransportConfig {
   /** The endpoint options of a connection through {@code provider}, its CQ on the loops' channels. */
   EndpointOptions endpointOptions(ConnectionProvider provider, byte[] privateData) {
     return new EndpointOptions(sendQueueDepth(), receiveBuffers(), inlineThreshold(), privateData,
-        loops().channels(provider), get(RdmaOption.RETRY_COUNT), get(RdmaOption.RNR_RETRY), loops().domains(provider), null);
+        loops().channels(provider), get(RdmaOption.RETRY_COUNT), get(RdmaOption.RNR_RETRY), loops().domains(provider),
+        raw() || !get(RdmaOption.SHARED_RECEIVE_QUEUE) ? null
+            : loops().receiveQueues(bufferSize(), get(RdmaOption.LOOP_RECEIVE_BUFFERS), receiveBuffers()));
   }
 
   /** The loops given with runOn, else the shared default. */

@@ -37,6 +37,15 @@ public final class TestSettings {
     return env("RDMA_ROGUE_MESSAGES").map(Long::parseLong).orElse(fallback);
   }
 
+  /**
+   * {@code RDMA_SHARED_RECEIVE_QUEUE} ({@code true} or {@code false}): the SHARED_RECEIVE_QUEUE
+   * option of the conformance suites' servers and clients; empty: the option's default.
+   * scripts/test-all runs the suites both ways.
+   */
+  public static Optional<Boolean> sharedReceiveQueue() {
+    return env("RDMA_SHARED_RECEIVE_QUEUE").map(Boolean::parseBoolean);
+  }
+
   /** System property {@code rdma.test.pace} (default true): whether stream tests pace their producers. */
   public static boolean pace() {
     return !"false".equals(System.getProperty("rdma.test.pace"));

@@ -55,6 +55,7 @@ public abstract class AbstractBufferLifetimeTest {
   /** A server whose handler hands every message it receives to {@code kept}, unreleased, and asks for more. */
   private DisposableRdmaServer keeping(BlockingQueue<RdmaMessage> kept, BlockingQueue<RdmaConnection> connections) {
     DisposableRdmaServer s = RdmaServer.create().host(host()).port(0).option(RdmaOption.PROVIDER, provider())
+        .option(RdmaOption.SHARED_RECEIVE_QUEUE, TransportSuite.SHARED_RECEIVE_QUEUE)
         .handle((in, out) -> {
           connections.add((RdmaConnection) in);
           return in.receive().doOnNext(kept::add).then(Mono.never());
@@ -66,6 +67,7 @@ public abstract class AbstractBufferLifetimeTest {
 
   private RdmaConnection connect(DisposableRdmaServer server) {
     RdmaConnection c = RdmaClient.create().host(host()).port(server.port()).option(RdmaOption.PROVIDER, provider())
+        .option(RdmaOption.SHARED_RECEIVE_QUEUE, TransportSuite.SHARED_RECEIVE_QUEUE)
         .connectTimeout(Duration.ofSeconds(60)) // a cold JVM under TCG
         .connectNow();
     clients.add(c);

@@ -95,12 +95,15 @@ public abstract class AbstractInboundPublisherTckTest extends PublisherVerificat
   }
 
   private RdmaServer server() {
-    return RdmaServer.create().host(fixture().host()).port(0).option(RdmaOption.PROVIDER, fixture().provider());
+    return RdmaServer.create().host(fixture().host()).port(0).option(RdmaOption.PROVIDER, fixture().provider())
+        .option(RdmaOption.SHARED_RECEIVE_QUEUE, TransportSuite.SHARED_RECEIVE_QUEUE);
   }
 
   private RdmaConnection connect(DisposableRdmaServer server) {
     RdmaConnection c = RdmaClient.create().host(fixture().host()).port(server.port())
-        .option(RdmaOption.PROVIDER, fixture().provider()).connectTimeout(Duration.ofSeconds(10)).connectNow();
+        .option(RdmaOption.PROVIDER, fixture().provider())
+        .option(RdmaOption.SHARED_RECEIVE_QUEUE, TransportSuite.SHARED_RECEIVE_QUEUE)
+        .connectTimeout(Duration.ofSeconds(10)).connectNow();
     clients.add(c);
     return c;
   }

@@ -112,7 +112,7 @@ class BatchDecoderFuzzTest {
       messages.add(m);
     }
     int index = writer.index();
-    long at = buffers.offset(index) + writer.sendOffset();
+    long at = buffers.sendOffset(index) + writer.sendOffset();
     int length = writer.sendLength();
     assertThat(writer.close()).isEqualTo(messages.size() > 1);
     buffers.freeSend(index);

@@ -52,13 +52,13 @@ class RegisteredBuffersTest {
     RegisteredBuffers b = RegisteredBuffers.register(pd, 2 * PER_CHUNK, 1, SIZE);
     for (int i = 0; i < 2 * PER_CHUNK; i++) {
       int index = b.takeReceive();
-      b.receiveMemory(index).set(ValueLayout.JAVA_INT, b.offset(index), index);
+      b.receiveMemory(index).set(ValueLayout.JAVA_INT, b.receiveOffset(index), index);
     }
     assertThat(b.receiveRegion(0)).isNotSameAs(b.receiveRegion(PER_CHUNK));
     assertThat(b.receiveRegion(0)).isSameAs(b.receiveRegion(PER_CHUNK - 1));
     for (int i = 0; i < 2 * PER_CHUNK; i++) {
-      assertThat(b.receiveMemory(i).get(ValueLayout.JAVA_INT, b.offset(i))).isEqualTo(i);
-      assertThat(b.offset(i) + SIZE).isLessThanOrEqualTo(b.receiveMemory(i).byteSize());
+      assertThat(b.receiveMemory(i).get(ValueLayout.JAVA_INT, b.receiveOffset(i))).isEqualTo(i);
+      assertThat(b.receiveOffset(i) + SIZE).isLessThanOrEqualTo(b.receiveMemory(i).byteSize());
     }
     b.deregister();
     b.free();
@@ -95,7 +95,7 @@ class RegisteredBuffersTest {
     b.deregister();
     b.freeWhenUnused();
     assertThat(b.isFreed()).as("freed while a user holds a view").isFalse();
-    assertThat(b.receiveMemory(c).get(ValueLayout.JAVA_BYTE, b.offset(c))).isZero(); // still readable
+    assertThat(b.receiveMemory(c).get(ValueLayout.JAVA_BYTE, b.receiveOffset(c))).isZero(); // still readable
     b.unref(c);
     assertThat(b.isFreed()).as("freed with the last view").isTrue();
     assertThatThrownBy(() -> b.receiveMemory(c).get(ValueLayout.JAVA_BYTE, 0)).isInstanceOf(IllegalStateException.class);

@@ -117,7 +117,11 @@ public abstract class RendezvousRogueConformance extends RegisteredMemorySuite {
 
   @Test
   void aRogueReadingBeyondTheAdvertisedBytesGetsARemoteAccessError() {
-    victimSends(Duration.ofSeconds(30), (rogue, d) -> {
+    // The access error moves the victim's QP to error. With a receive queue of its own its flushed
+    // receives fail the connection at once; on a shared receive queue nothing is flushed (the
+    // receives stay in the SRQ, and rxe raises no QP_ACCESS_ERR for the responder), so the victim
+    // fails the send when DONE is overdue: a close timeout well inside WAIT.
+    victimSends(Duration.ofSeconds(10), (rogue, d) -> {
       long address = d.getLong(8);
       int key = d.getInt(16);
       assertThat(rogue.read(address, key, LENGTH, WAIT)).as("a READ of what was advertised")

@@ -107,6 +107,14 @@ public abstract class TransportConformance {
   }
 
   @Nested
+  class LoopNeighbours extends LoopNeighbourConformance {
+    @Override
+    protected TransportFixture fixture() {
+      return TransportConformance.this.fixture();
+    }
+  }
+
+  @Nested
   class Rendezvous extends RendezvousConformance {
     @Override
     protected TransportFixture fixture() {

@@ -268,6 +268,7 @@ final class CmEndpoint extends AbstractRdmaResource {
     if (l != null) {
       l.forget(this);
     }
+    StrandedDevicePd.remember(id);
     try {
       Librdmacm.DESTROY_EP.invokeExact(id);
     } catch (Throwable t) {

@@ -29,6 +29,7 @@ final class CmLayout {
   static final long CM_ID_CHANNEL = v("rdma_cm_id.channel", 8);
   static final long CM_ID_CONTEXT = v("rdma_cm_id.context", 16);
   static final long CM_ID_QP = v("rdma_cm_id.qp", 24);
+  static final long CM_ID_SRC_ADDR = v("rdma_cm_id.route.addr.src_addr", 32);
   static final long CM_ID_PS = v("rdma_cm_id.ps", 344);
   static final long CM_ID_PORT_NUM = v("rdma_cm_id.port_num", 348);
   static final long CM_ID_EVENT = v("rdma_cm_id.event", 352);

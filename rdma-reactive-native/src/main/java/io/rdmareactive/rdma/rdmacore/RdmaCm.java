@@ -80,7 +80,10 @@ final class RdmaCm {
           String name = NativeContext.deviceNameOf(ctx);
           if (name.equals(deviceName)) {
             MemorySegment held = list;
-            NativeContext c = NativeContext.borrow(ctx, () -> freeDevices(held));
+            NativeContext c = NativeContext.borrow(ctx, () -> {
+              freeDevices(held);
+              StrandedDevicePd.release(deviceName);
+            });
             kept = true;
             return c;
           }

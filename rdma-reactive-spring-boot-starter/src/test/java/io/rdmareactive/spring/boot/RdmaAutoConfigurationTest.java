@@ -225,6 +225,7 @@ class RdmaAutoConfigurationTest {
         .withPropertyValues("rdma.server.host=127.0.0.1", "rdma.server.port=0").run(server -> {
           assertThat(server).hasNotFailed();
           server.getBean(RdmaMetrics.class).bindTo(registry);
+          server.getBean(RdmaLoopMetrics.class).bindTo(registry);
           RdmaServerLifecycle lifecycle = server.getBean(RdmaServerLifecycle.class);
           assertThat(lifecycle.isRunning()).isTrue();
           port[0] = lifecycle.port();
@@ -245,8 +246,14 @@ class RdmaAutoConfigurationTest {
                       .thenMany(c.inbound().receiveString().take(1));
                 })).expectNext("hello").expectComplete().verify(WAIT);
                 assertThat(clients.openConnections()).isEqualTo(1);
+                // Its buffers are its loop's (a shared receive queue's slab, a send pool): the
+                // loops' meters count them, the connection's own only what it registered alone.
                 assertThat(registry.get("rdma.memory.registered").tag("endpoint", "server").gauge().value())
-                    .as("the server's connection pins its buffers").isPositive();
+                    .as("the server's connection's own buffers").isZero();
+                assertThat(registry.get("rdma.loop.memory.registered").tag("buffers", "receive").gauge().value())
+                    .as("the loops' receive slabs").isPositive();
+                assertThat(registry.get("rdma.loop.receive.queues").gauge().value()).isPositive();
+                assertThat(registry.get("rdma.loop.receive.refills").functionCounter().count()).isPositive();
               });
           // Closing the client context closed its connection.
           StepVerifier.create(client[0].onDispose()).expectComplete().verify(WAIT);

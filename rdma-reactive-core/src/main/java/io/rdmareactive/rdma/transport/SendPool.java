@@ -1,0 +1,96 @@
+package io.rdmareactive.rdma.transport;
+
+import io.rdmareactive.rdma.verbs.Access;
+import io.rdmareactive.rdma.verbs.ProtectionDomain;
+import java.util.ArrayDeque;
+
+/**
+ * The send buffers of one loop and device (issue 21): connections borrow a buffer per send and
+ * give it back on the send's completion, so a burst on one connection no longer keeps its peak.
+ * A {@link BufferSlab} registers 1 MiB chunks up to a cap ({@link RdmaOption#LOOP_SEND_BUFFERS})
+ * and deregisters an idle chunk while another chunk's worth stays free. A connection that finds
+ * the cap reached waits: it is woken by the next buffer given back (its own completions may never
+ * come, if it has nothing in flight). Thread-safe: the loop's drains call it, and a close that
+ * frees a connection's buffers may run elsewhere.
+ */
+final class SendPool extends LoopBufferPool {
+  private final Runnable releasePd;
+  private final ArrayDeque<Runnable> waiters = new ArrayDeque<>();
+  private int users;
+  private boolean closed;
+
+  /** A pool on {@code pd} of at most {@code maxBuffers} buffers of {@code bufferSize} bytes; {@code releasePd} gives back its PD lease. */
+  SendPool(ProtectionDomain pd, int bufferSize, int maxBuffers, Runnable releasePd) {
+    super(slab(pd, bufferSize, maxBuffers));
+    this.releasePd = releasePd;
+  }
+
+  private static BufferSlab slab(ProtectionDomain pd, int bufferSize, int maxBuffers) {
+    int chunk = chunkBuffers(bufferSize, maxBuffers);
+    return new BufferSlab(pd, bufferSize, Math.max(chunk, maxBuffers / chunk * chunk), chunk, Access.local());
+  }
+
+  /** A connection starts borrowing; false when the pool is closed already (the caller makes a new one). */
+  synchronized boolean attach() {
+    if (closed) {
+      return false;
+    }
+    users++;
+    return true;
+  }
+
+  /** A connection is done borrowing (what it still has comes back with {@link #give}). */
+  synchronized void detach(Runnable wake) {
+    users--;
+    waiters.remove(wake);
+    closeIfDone();
+  }
+
+  /** Whether the pool closed (no connection borrows and every buffer came back). */
+  synchronized boolean isClosed() {
+    return closed;
+  }
+
+  /** Buffers {@link #take} can hand out now. */
+  synchronized int available() {
+    return slab.available();
+  }
+
+  /** Takes a buffer; -1 at the cap. */
+  synchronized int take() {
+    return slab.take();
+  }
+
+  /** Runs {@code wake} once when the next buffer comes back. */
+  synchronized void await(Runnable wake) {
+    if (!waiters.contains(wake)) {
+      waiters.add(wake);
+    }
+  }
+
+  /** Gives buffer {@code index} back, and wakes the connection that waited longest for one. */
+  void give(int index) {
+    Runnable w;
+    synchronized (this) {
+      slab.give(index);
+      w = waiters.poll();
+      closeIfDone();
+    }
+    if (w != null) {
+      w.run();
+    }
+  }
+
+  private void closeIfDone() {
+    if (users == 0 && slab.inUse() == 0 && !closed) {
+      closed = true;
+      slab.close();
+      releasePd.run();
+    }
+  }
+
+  @Override
+  public String toString() {
+    return "SendPool[" + slab + "]";
+  }
+}

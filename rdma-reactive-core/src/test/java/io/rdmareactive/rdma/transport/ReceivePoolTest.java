@@ -1,0 +1,136 @@
+package io.rdmareactive.rdma.transport;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.rdmareactive.rdma.ConnectionException;
+import io.rdmareactive.rdma.inmemory.InMemoryProvider;
+import io.rdmareactive.rdma.verbs.ProtectionDomain;
+import io.rdmareactive.rdma.verbs.RdmaContext;
+import java.util.concurrent.atomic.AtomicInteger;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+/**
+ * A loop's receive pool by counting: the SRQ holds every grant outstanding plus the headroom,
+ * each member's guarantee is always backed, elastic grants stop at the cap, and the slab and the
+ * PD lease go only once the SRQ is gone and every buffer is back.
+ */
+class ReceivePoolTest {
+  private static final int SIZE = 1024;
+  private static final int CAP = 256; // chunks of 16 buffers
+  private static final int HEADROOM = 10;
+  private final RdmaContext context = new InMemoryProvider().open("mem0");
+  private final ProtectionDomain pd = context.allocateProtectionDomain();
+  private final AtomicInteger pdReleases = new AtomicInteger();
+
+  @AfterEach
+  void close() {
+    pd.close(); // fails while a chunk or the SRQ is still there
+    context.close();
+  }
+
+  private ReceivePool pool(int cap) {
+    ReceivePool p = new ReceivePool(pd, SIZE, cap, HEADROOM, pdReleases::incrementAndGet);
+    p.attach();
+    return p;
+  }
+
+  @Test
+  void theQueueHoldsEveryGrantOutstandingPlusTheHeadroom() {
+    ReceivePool pool = pool(CAP);
+    ReceivePool.Member a = pool.join();
+    assertThat(pool.posted()).as("nothing promised yet").isZero();
+    assertThat(a.promise(2)).isEqualTo(2);
+    assertThat(pool.posted()).isEqualTo(2 + HEADROOM);
+    assertThat(a.arrived(0)).as("within its grants").isTrue();
+    assertThat(pool.posted()).as("one promised left, the headroom kept").isEqualTo(1 + HEADROOM);
+    assertThat(a.promise(1)).isEqualTo(1);
+    assertThat(pool.posted()).isEqualTo(2 + HEADROOM);
+    a.give(0);
+    assertThat(pool.posted()).as("the queue is full enough: the buffer goes to the slab").isEqualTo(2 + HEADROOM);
+    assertThat(pool.registeredBytes()).isEqualTo(16L * SIZE);
+    a.leave();
+    assertThat(pool.detach()).isTrue();
+    assertThat(pdReleases).as("SRQ gone, nothing held: slab and PD lease go").hasValue(1);
+  }
+
+  @Test
+  void aSendBeyondTheGrantsIsNotCovered() {
+    ReceivePool pool = pool(CAP);
+    ReceivePool.Member a = pool.join();
+    assertThat(a.promise(1)).isEqualTo(1);
+    assertThat(a.arrived(0)).isTrue();
+    assertThat(a.arrived(1)).as("no grant left").isFalse();
+    a.give(0);
+    a.give(1);
+    a.leave();
+    pool.detach();
+    assertThat(pdReleases).hasValue(1);
+  }
+
+  @Test
+  void elasticGrantsStopAtTheCapAndEveryMemberKeepsItsGuarantee() {
+    ReceivePool pool = pool(32); // chunks of 2 buffers
+    ReceivePool.Member a = pool.join();
+    ReceivePool.Member b = pool.join();
+    // 32 buffers: the headroom and both guarantees stay; a borrows the rest.
+    int elastic = 32 - HEADROOM - 2 * ReceivePool.GUARANTEED;
+    assertThat(a.promise(1000)).isEqualTo(ReceivePool.GUARANTEED + elastic);
+    assertThat(pool.posted()).as("every grant backed, plus the headroom").isEqualTo(ReceivePool.GUARANTEED + elastic + HEADROOM);
+    assertThatThrownBy(pool::join).as("lent out: no guarantee for a third").isInstanceOf(ConnectionException.class);
+    assertThat(b.promise(ReceivePool.GUARANTEED)).as("b's guarantee stays backed").isEqualTo(ReceivePool.GUARANTEED);
+    assertThat(b.promise(1)).as("nothing beyond it is left").isZero();
+    assertThat(pool.posted()).as("the slab is all posted").isEqualTo(32);
+    a.unpromise(elastic);
+    assertThat(b.promise(5)).as("a gave its elastic grants back").isEqualTo(5);
+    a.leave();
+    b.leave();
+    pool.detach();
+    assertThat(pdReleases).hasValue(1);
+  }
+
+  @Test
+  void aLoopThatCannotBackOneMoreGuaranteeRefusesNamingTheOption() {
+    ReceivePool pool = pool(32);
+    int members = (32 - HEADROOM) / ReceivePool.GUARANTEED;
+    ReceivePool.Member[] m = new ReceivePool.Member[members];
+    for (int i = 0; i < members; i++) {
+      m[i] = pool.join();
+    }
+    assertThatThrownBy(pool::join).isInstanceOf(ConnectionException.class)
+        .hasMessageContaining("LOOP_RECEIVE_BUFFERS")
+        .satisfies(e -> assertThat(((ConnectionException) e).reason()).isEqualTo(ConnectionException.Reason.REFUSED));
+    m[0].leave();
+    m[0] = pool.join(); // a guarantee freed is a guarantee to give
+    for (ReceivePool.Member x : m) {
+      x.leave();
+    }
+    pool.detach();
+  }
+
+  @Test
+  void aBufferHeldPastTheQueuesEndKeepsItsMemoryNotItsRegistrationUntilItComesBack() {
+    ReceivePool pool = pool(CAP);
+    ReceivePool.Member a = pool.join();
+    a.promise(2);
+    a.arrived(0);
+    a.leave();
+    assertThat(pool.detach()).isTrue();
+    assertThat(pdReleases).as("unpinned, the PD lease given back").hasValue(1);
+    assertThat(pool.registeredBytes()).isZero();
+    java.lang.foreign.MemorySegment held = pool.memory(0);
+    held.set(java.lang.foreign.ValueLayout.JAVA_INT, pool.offset(0), 42);
+    assertThat(held.get(java.lang.foreign.ValueLayout.JAVA_INT, pool.offset(0))).as("buffer 0, still held, still readable")
+        .isEqualTo(42);
+    a.give(0);
+    assertThat(held.scope().isAlive()).as("its memory goes with the last buffer back").isFalse();
+    assertThatThrownBy(pool::join).isInstanceOf(ConnectionException.class);
+  }
+
+  @Test
+  void aCapThatCannotHoldOneConnectionFailsNamingTheOption() {
+    assertThatThrownBy(() -> new ReceivePool(pd, SIZE, HEADROOM, HEADROOM, pdReleases::incrementAndGet))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("LOOP_RECEIVE_BUFFERS");
+  }
+}

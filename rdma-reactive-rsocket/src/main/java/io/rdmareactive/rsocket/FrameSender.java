@@ -23,16 +23,19 @@ import reactor.util.concurrent.Queues;
  * transport pulls them only as the peer grants credits and send buffers are free. The frames in
  * between wait here, at most {@code capacity} of them and {@code capacityBytes} bytes of them (a
  * frame may be 16 MiB, so a count alone bounds nothing): {@link #offer} refuses more (the
- * connection then closes with an error) rather than queueing without bound. Each frame goes to the
- * transport as a {@link Frame}, an {@link OutboundMessage}: the transport copies the frame's bytes
- * straight into its registered send buffer when it posts it, and releases the frame then. (It
+ * connection then closes with an error) rather than queueing without bound. A frame whose bytes all
+ * lie in the connection's {@link RegisteredByteBufAllocator} goes to the transport as a
+ * {@link io.rdmareactive.rdma.transport.RegisteredMessage} gathered from them, with no copy, and is
+ * released once its sends completed. Any other frame goes as a {@link Frame}, an
+ * {@link OutboundMessage}: the transport copies the frame's bytes straight into its registered
+ * send buffer when it posts it, and releases the frame then. (It
  * used to be copied into a new {@code byte[]} here first: an allocation, its zeroing and a
  * second copy per frame, which under Soft-RoCE in the VM cost as much as the send itself for
  * large frames; see benchmarks/README.md, issue #15.)
  */
 final class FrameSender implements Publisher<OutboundMessage>, Subscription {
   /** Multi-producer; bounded by {@link #queued}. */
-  private final Queue<ByteBuf> queue = Queues.<ByteBuf>unboundedMultiproducer().get();
+  private final Queue<OutboundMessage> queue = Queues.<OutboundMessage>unboundedMultiproducer().get();
   private final AtomicInteger queued = new AtomicInteger();
   private final AtomicLong queuedBytes = new AtomicLong();
   private final AtomicInteger wip = new AtomicInteger();
@@ -40,6 +43,8 @@ final class FrameSender implements Publisher<OutboundMessage>, Subscription {
   private final AtomicBoolean subscribed = new AtomicBoolean();
   private final int capacity;
   private final long capacityBytes;
+  /** Where frames sent without a copy lie, or null: every frame is copied. */
+  private final @Nullable RegisteredByteBufAllocator registered;
   private volatile @Nullable Subscriber<? super OutboundMessage> actual;
   private volatile boolean done;
   private volatile boolean cancelled;
@@ -53,18 +58,25 @@ final class FrameSender implements Publisher<OutboundMessage>, Subscription {
 
   /** At most {@code capacity} frames and {@link RdmaDuplexConnection#MAX_PENDING_BYTES} bytes wait. */
   FrameSender(int capacity) {
-    this(capacity, RdmaDuplexConnection.MAX_PENDING_BYTES);
+    this(capacity, RdmaDuplexConnection.MAX_PENDING_BYTES, null);
   }
 
-  /** At most {@code capacity} frames and {@code capacityBytes} bytes wait (at least one frame, however large). */
-  FrameSender(int capacity, long capacityBytes) {
+  /**
+   * At most {@code capacity} frames and {@code capacityBytes} bytes wait (at least one frame,
+   * however large); frames in {@code registered}'s memory go without a copy.
+   */
+  FrameSender(int capacity, long capacityBytes, @Nullable RegisteredByteBufAllocator registered) {
     this.capacity = capacity;
     this.capacityBytes = capacityBytes;
+    this.registered = registered;
   }
 
   /**
    * Queues {@code frame} (taking ownership of it); false, with the frame released, when
    * {@code capacity} frames wait already. After completion or cancellation frames are released.
+   *
+   * @throws IllegalStateException (Netty's {@code IllegalReferenceCountException}) when a part of a registered frame was
+   *     released already (by the application, too early): the frame is dropped, released
    */
   boolean offer(ByteBuf frame) {
     if (done || cancelled) {
@@ -84,9 +96,32 @@ final class FrameSender implements Publisher<OutboundMessage>, Subscription {
       frame.release();
       return false;
     }
-    queue.offer(frame);
+    OutboundMessage m;
+    try {
+      m = toMessage(frame);
+    } catch (RuntimeException e) {
+      queuedBytes.addAndGet(-size);
+      queued.decrementAndGet();
+      releaseQuietly(frame);
+      throw e;
+    }
+    queue.offer(m);
     drain();
     return true;
+  }
+
+  /** The frame as the transport takes it: from registered memory where it lies there, else to be copied. */
+  private OutboundMessage toMessage(ByteBuf frame) {
+    OutboundMessage m = registered == null ? null : registered.messageOf(frame);
+    return m != null ? m : new Frame(this, frame);
+  }
+
+  private static void releaseQuietly(ByteBuf frame) {
+    try {
+      frame.release();
+    } catch (IllegalStateException alreadyReleased) { // Netty's IllegalReferenceCountException
+      // the application released it: nothing left to give back
+    }
   }
 
   /** Completes once the frames queued so far were handed to the transport. */
@@ -143,13 +178,13 @@ final class FrameSender implements Publisher<OutboundMessage>, Subscription {
         long r = requested.get();
         long e = 0;
         while (e != r && !cancelled) {
-          ByteBuf frame = queue.poll();
+          OutboundMessage frame = queue.poll();
           if (frame == null) {
             break;
           }
           queued.decrementAndGet();
-          queuedBytes.addAndGet(-frame.readableBytes());
-          a.onNext(new Frame(this, frame)); // the transport owns the frame from here: it releases it
+          queuedBytes.addAndGet(-frame.length());
+          a.onNext(frame); // the transport owns the frame from here: it releases it
           e++;
         }
         if (e != 0 && r != Long.MAX_VALUE) {
@@ -184,10 +219,10 @@ final class FrameSender implements Publisher<OutboundMessage>, Subscription {
   }
 
   private void clear() {
-    ByteBuf frame;
+    OutboundMessage frame;
     while ((frame = queue.poll()) != null) {
       queued.decrementAndGet();
-      queuedBytes.addAndGet(-frame.readableBytes());
+      queuedBytes.addAndGet(-frame.length());
       frame.release();
     }
   }

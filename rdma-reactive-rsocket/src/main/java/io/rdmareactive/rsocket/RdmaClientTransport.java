@@ -6,6 +6,7 @@ import io.rsocket.DuplexConnection;
 import io.rsocket.frame.FrameLengthCodec;
 import io.rsocket.transport.ClientTransport;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 
 /**
@@ -40,11 +41,13 @@ public final class RdmaClientTransport implements ClientTransport {
   private final RdmaClient client;
   private final int maxFrameLength;
   private final int maxPendingFrames;
+  private final @Nullable RegisteredByteBufAllocator allocator;
 
-  private RdmaClientTransport(RdmaClient client, int maxFrameLength, int maxPendingFrames) {
+  private RdmaClientTransport(RdmaClient client, int maxFrameLength, int maxPendingFrames, @Nullable RegisteredByteBufAllocator allocator) {
     this.client = client;
     this.maxFrameLength = maxFrameLength;
     this.maxPendingFrames = maxPendingFrames;
+    this.allocator = allocator;
   }
 
   /** A transport connecting to {@code host:port}, with the transport's default options. */
@@ -59,7 +62,7 @@ public final class RdmaClientTransport implements ClientTransport {
    */
   public static RdmaClientTransport create(RdmaClient client) {
     return new RdmaClientTransport(Objects.requireNonNull(client, "client"), FrameLengthCodec.FRAME_LENGTH_MASK,
-        DEFAULT_MAX_PENDING_FRAMES);
+        DEFAULT_MAX_PENDING_FRAMES, null);
   }
 
   /**
@@ -69,7 +72,7 @@ public final class RdmaClientTransport implements ClientTransport {
   public static RdmaClientTransport create(RdmaClient client, int maxFrameLength) {
     Objects.requireNonNull(client, "client");
     int max = checkFrameLength(maxFrameLength);
-    return new RdmaClientTransport(client.option(RdmaOption.MAX_MESSAGE_SIZE, max), max, DEFAULT_MAX_PENDING_FRAMES);
+    return new RdmaClientTransport(client.option(RdmaOption.MAX_MESSAGE_SIZE, max), max, DEFAULT_MAX_PENDING_FRAMES, null);
   }
 
   /** This transport, with at most {@code frames} frames waiting for credits per connection. */
@@ -77,7 +80,7 @@ public final class RdmaClientTransport implements ClientTransport {
     if (frames < 1) {
       throw new IllegalArgumentException("maxPendingFrames must be positive: " + frames);
     }
-    return new RdmaClientTransport(client, maxFrameLength, frames);
+    return new RdmaClientTransport(client, maxFrameLength, frames, allocator);
   }
 
   /** At most this many frames wait for credits per connection (default {@value #DEFAULT_MAX_PENDING_FRAMES}). */
@@ -90,6 +93,22 @@ public final class RdmaClientTransport implements ClientTransport {
     return client;
   }
 
+  /**
+   * This transport, its connections' frames allocated from {@code allocator} (their
+   * {@code DuplexConnection.alloc()}): those whose bytes all lie in its registered memory are sent
+   * with no copy. Register it on the protection domain of the loops the connections run on
+   * ({@code RdmaLoopResources.protectionDomain}, with {@code runOn} of those loops); a frame
+   * from another domain's memory fails its connection, typed.
+   */
+  public RdmaClientTransport allocator(RegisteredByteBufAllocator allocator) {
+    return new RdmaClientTransport(client, maxFrameLength, maxPendingFrames, Objects.requireNonNull(allocator, "allocator"));
+  }
+
+  /** The allocator of the connections' frames, or null for Netty's default (frames copied into send buffers). */
+  public @Nullable RegisteredByteBufAllocator allocator() {
+    return allocator;
+  }
+
   @Override
   public int maxFrameLength() {
     return maxFrameLength;
@@ -97,7 +116,7 @@ public final class RdmaClientTransport implements ClientTransport {
 
   @Override
   public Mono<DuplexConnection> connect() {
-    return client.connect().map(c -> new RdmaDuplexConnection("client", c, maxPendingFrames));
+    return client.connect().map(c -> new RdmaDuplexConnection("client", c, maxPendingFrames, allocator));
   }
 
   static int checkFrameLength(int maxFrameLength) {

@@ -25,7 +25,8 @@ import reactor.util.Loggers;
  * no length prefix (messages keep their boundaries, as WebSocket frames do). Frames received reach
  * RSocket as {@link SegmentByteBuf}s over the receive buffers, without a copy, released once
  * RSocket's {@code onNext} returned (it retains what it keeps); frames sent wait in
- * a bounded {@link FrameSender} until the transport has credits for them.
+ * a bounded {@link FrameSender} until the transport has credits for them, and those that lie in a
+ * {@link RegisteredByteBufAllocator} (then {@link #alloc()}) go without a copy.
  *
  * <p>Neither a close nor what waits can be held by a peer that withholds its credits: the frames
  * waiting are bounded in bytes ({@link #MAX_PENDING_BYTES}) as well as in number, and the ERROR
@@ -43,22 +44,32 @@ final class RdmaDuplexConnection implements DuplexConnection {
   private final RdmaConnection connection;
   private final FrameSender sender;
   private final int maxPendingFrames;
-  private final ByteBufAllocator alloc = ByteBufAllocator.DEFAULT;
+  private final ByteBufAllocator alloc;
   private final Sinks.Empty<Void> onClose = Sinks.empty();
   private volatile @Nullable Throwable failure;
 
-  RdmaDuplexConnection(String side, RdmaConnection connection, int maxPendingFrames) {
+  /** Frames over {@code registered}'s memory (null: none) are sent without a copy; it is also {@link #alloc()}. */
+  RdmaDuplexConnection(String side, RdmaConnection connection, int maxPendingFrames,
+      @Nullable RegisteredByteBufAllocator registered) {
     this.side = side;
     this.connection = connection;
     this.maxPendingFrames = maxPendingFrames;
-    this.sender = new FrameSender(maxPendingFrames);
+    this.alloc = registered != null ? registered : ByteBufAllocator.DEFAULT;
+    this.sender = new FrameSender(maxPendingFrames, MAX_PENDING_BYTES, registered);
     connection.outbound().send(sender).subscribe(null, this::sendFailed, connection::dispose);
     connection.onDispose().subscribe(null, e -> closed(), this::closed);
   }
 
   @Override
   public void sendFrame(int streamId, ByteBuf frame) {
-    if (!sender.offer(frame)) {
+    boolean queued;
+    try {
+      queued = sender.offer(frame);
+    } catch (RuntimeException e) { // a frame over memory the application released: the stream cannot go on
+      fail(e);
+      return;
+    }
+    if (!queued) {
       fail(new IllegalStateException("RSocket over RDMA (" + side + "): " + sender.pending() + " frames of "
           + sender.pendingBytes() + " bytes already wait for the peer's credits (at most " + maxPendingFrames
           + " frames and " + MAX_PENDING_BYTES + " bytes); closing the connection (raise maxPendingFrames,"
@@ -68,7 +79,13 @@ final class RdmaDuplexConnection implements DuplexConnection {
 
   @Override
   public void sendErrorAndClose(RSocketErrorException e) {
-    sender.offer(ErrorFrameCodec.encode(alloc, 0, e));
+    try {
+      sender.offer(ErrorFrameCodec.encode(alloc, 0, e));
+    } catch (RuntimeException noFrame) { // the registered allocator is disposed: close without the frame
+      log.debug("rdma-reactive-rsocket: {}: no ERROR frame for the close", this, noFrame);
+      connection.dispose();
+      return;
+    }
     sender.complete(); // the send completes once the error frame went out; then the connection closes
     // ... unless the peer grants no credit for it: then it closes without the frame, at the deadline.
     Disposable deadline = Mono.delay(ERROR_FRAME_DEADLINE).subscribe(x -> {

@@ -6,6 +6,7 @@ import io.rdmareactive.rdma.transport.RdmaServer;
 import io.rsocket.frame.FrameLengthCodec;
 import io.rsocket.transport.ServerTransport;
 import java.util.Objects;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -29,11 +30,13 @@ public final class RdmaServerTransport implements ServerTransport<CloseableRdmaS
   private final RdmaServer server;
   private final int maxFrameLength;
   private final int maxPendingFrames;
+  private final @Nullable RegisteredByteBufAllocator allocator;
 
-  private RdmaServerTransport(RdmaServer server, int maxFrameLength, int maxPendingFrames) {
+  private RdmaServerTransport(RdmaServer server, int maxFrameLength, int maxPendingFrames, @Nullable RegisteredByteBufAllocator allocator) {
     this.server = server;
     this.maxFrameLength = maxFrameLength;
     this.maxPendingFrames = maxPendingFrames;
+    this.allocator = allocator;
   }
 
   /** A server on {@code host:port} ({@code 0}: any free port), the transport's default options. */
@@ -45,7 +48,7 @@ public final class RdmaServerTransport implements ServerTransport<CloseableRdmaS
   /** A server bound as {@code server} says, options and all (its handler is not used). */
   public static RdmaServerTransport create(RdmaServer server) {
     return new RdmaServerTransport(Objects.requireNonNull(server, "server"), FrameLengthCodec.FRAME_LENGTH_MASK,
-        RdmaClientTransport.DEFAULT_MAX_PENDING_FRAMES);
+        RdmaClientTransport.DEFAULT_MAX_PENDING_FRAMES, null);
   }
 
   /** As {@link #create(RdmaServer)}, frames up to {@code maxFrameLength}: sets {@link RdmaOption#MAX_MESSAGE_SIZE}. */
@@ -53,7 +56,7 @@ public final class RdmaServerTransport implements ServerTransport<CloseableRdmaS
     Objects.requireNonNull(server, "server");
     int max = RdmaClientTransport.checkFrameLength(maxFrameLength);
     return new RdmaServerTransport(server.option(RdmaOption.MAX_MESSAGE_SIZE, max), max,
-        RdmaClientTransport.DEFAULT_MAX_PENDING_FRAMES);
+        RdmaClientTransport.DEFAULT_MAX_PENDING_FRAMES, null);
   }
 
   /** This transport, with at most {@code frames} frames waiting for credits per connection. */
@@ -61,7 +64,7 @@ public final class RdmaServerTransport implements ServerTransport<CloseableRdmaS
     if (frames < 1) {
       throw new IllegalArgumentException("maxPendingFrames must be positive: " + frames);
     }
-    return new RdmaServerTransport(server, maxFrameLength, frames);
+    return new RdmaServerTransport(server, maxFrameLength, frames, allocator);
   }
 
   /** At most this many frames wait for credits per connection (default {@value RdmaClientTransport#DEFAULT_MAX_PENDING_FRAMES}). */
@@ -72,6 +75,22 @@ public final class RdmaServerTransport implements ServerTransport<CloseableRdmaS
   /** The server this transport binds, options and all (read its {@code configuration()}). */
   public RdmaServer server() {
     return server;
+  }
+
+  /**
+   * This transport, its connections' frames allocated from {@code allocator} (their
+   * {@code DuplexConnection.alloc()}): those whose bytes all lie in its registered memory are sent
+   * with no copy. Register it on the protection domain of the loops the connections run on
+   * ({@code RdmaLoopResources.protectionDomain}, with {@code runOn} of those loops); a frame
+   * from another domain's memory fails its connection, typed.
+   */
+  public RdmaServerTransport allocator(RegisteredByteBufAllocator allocator) {
+    return new RdmaServerTransport(server, maxFrameLength, maxPendingFrames, Objects.requireNonNull(allocator, "allocator"));
+  }
+
+  /** The allocator of the connections' frames, or null for Netty's default (frames copied into send buffers). */
+  public @Nullable RegisteredByteBufAllocator allocator() {
+    return allocator;
   }
 
   @Override
@@ -90,7 +109,7 @@ public final class RdmaServerTransport implements ServerTransport<CloseableRdmaS
   }
 
   private void accept(ConnectionAcceptor acceptor, RdmaConnection c) {
-    RdmaDuplexConnection duplex = new RdmaDuplexConnection("server", c, maxPendingFrames);
+    RdmaDuplexConnection duplex = new RdmaDuplexConnection("server", c, maxPendingFrames, allocator);
     var d = acceptor.apply(duplex).then(Mono.<Void>never()).subscribe(null, e -> {
       log.debug("rdma-reactive-rsocket: accepting " + c + " failed", e);
       c.dispose();

@@ -1,7 +1,6 @@
 package io.rdmareactive.rsocket;
 
 import io.rdmareactive.rdma.transport.TransportFixture;
-import java.util.Map;
 import org.junit.jupiter.api.Tag;
 
 /**
@@ -11,23 +10,7 @@ import org.junit.jupiter.api.Tag;
  */
 @Tag("native")
 class NativeRSocketTransportTest extends AbstractRSocketTransportTest {
-  /** rxe0 at RDMA_TEST_ADDRESS (default 10.0.0.1); the kernel's counts are the native module's to check. */
-  private static final TransportFixture RXE = new TransportFixture() {
-    @Override
-    public String provider() {
-      return "native";
-    }
-
-    @Override
-    public String host() {
-      return System.getenv().getOrDefault("RDMA_TEST_ADDRESS", "10.0.0.1");
-    }
-
-    @Override
-    public Map<String, Integer> liveResources() {
-      return Map.of();
-    }
-  };
+  private static final TransportFixture RXE = Rxe.UNCOUNTED;
 
   @Override
   protected TransportFixture fixture() {

@@ -2,6 +2,7 @@ package io.rdmareactive.rdma.transport;
 
 import io.rdmareactive.rdma.verbs.MemoryRegion;
 import java.lang.foreign.MemorySegment;
+import org.jspecify.annotations.Nullable;
 
 /**
  * An item for {@link RdmaOutbound#send} that writes its own bytes into the send buffers: the
@@ -26,6 +27,22 @@ public interface OutboundMessage {
    */
   static RegisteredMessage of(MemoryRegion region, long offset, int length) {
     return new RegisteredMessage(region, offset, length);
+  }
+
+  /**
+   * A message gathered with no copy from up to {@link RegisteredMessage#MAX_RANGES} ranges of
+   * {@code region}, in order: range {@code i} is {@code lengths[i]} bytes at {@code offsets[i]}
+   * (an RSocket frame's header, metadata and data, say). As {@link #of(MemoryRegion, long, int)},
+   * but never by rendezvous; {@code onRelease}, when not null, runs once when the transport is
+   * done with the memory (on the connection's thread: keep it short and non-blocking). The arrays
+   * are copied.
+   *
+   * @throws IllegalArgumentException for no ranges, more than {@code MAX_RANGES}, or arrays of different lengths
+   * @throws IndexOutOfBoundsException when a range is not inside the region
+   */
+  static RegisteredMessage gather(MemoryRegion region, long[] offsets, int[] lengths,
+      @Nullable Runnable onRelease) {
+    return new RegisteredMessage(region, offsets, lengths, onRelease);
   }
 
   /** Payload size in bytes; must not change once emitted. */

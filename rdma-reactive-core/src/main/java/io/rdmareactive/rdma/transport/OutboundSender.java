@@ -152,7 +152,7 @@ final class OutboundSender {
       }
       Object current = fragmenter.message();
       boolean progressed = current instanceof RegisteredMessage r && rendezvousThreshold > 0
-          && r.length() > rendezvousThreshold ? postRendezvous(r)
+          && r.length() > rendezvousThreshold && r.ranges() == 1 ? postRendezvous(r)
           : !raw && batches(current, fragmenter.length()) ? batchMessage() : postChunks();
       if (!progressed) {
         SendSource head = sources.peek();

@@ -38,7 +38,8 @@ package io.rdmareactive.rdma.transport;
  *     waiting for demand, and not yet released: a count that stays up once the application is done
  *     with its messages is a leak (each held message keeps its buffer from the peer)
  * @param bytesCopied bytes this library copied: into send buffers (every message sent but those
- *     sent from registered memory, {@code OutboundMessage.of(region, offset, length)}), and out of
+ *     sent from registered memory, {@code OutboundMessage.of(region, offset, length)} or
+ *     {@code gather(...)}), and out of
  *     receive buffers when it joins a fragmented message's parts or moves undelivered messages
  *     off a closing connection's memory; a message that fits one buffer is delivered in place
  * @param bytesRead bytes this side pulled from its peer's memory with RDMA READ: 0 in this

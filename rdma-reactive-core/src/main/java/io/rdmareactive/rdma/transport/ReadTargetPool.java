@@ -6,6 +6,7 @@ import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
+import org.jspecify.annotations.Nullable;
 
 /**
  * Registered memory that RDMA READs of rendezvous messages land in, kept for reuse so that a
@@ -26,6 +27,13 @@ final class ReadTargetPool {
     final MemorySegment memory;
     final MemoryRegion region;
     final int sizeClass;
+    /**
+     * The targets taken and not given back form a list through these links (the pool's lock):
+     * {@link #close} deregisters them, each is freed when given back. An intrusive list spares the
+     * identity set's entry object and hashing per message.
+     */
+    @Nullable Target prevHeld;
+    @Nullable Target nextHeld;
 
     Target(Arena arena, MemorySegment memory, MemoryRegion region, int sizeClass) {
       this.arena = arena;
@@ -39,8 +47,8 @@ final class ReadTargetPool {
   private final long maxFreeBytes;
   @SuppressWarnings("unchecked")
   private final ArrayDeque<Target>[] free = new ArrayDeque[32];
-  /** Targets taken and not given back: deregistered by {@link #close}, freed when given back. */
-  private final java.util.Set<Target> held = java.util.Collections.newSetFromMap(new java.util.IdentityHashMap<>());
+  /** The first of the targets taken and not given back (see {@link Target#nextHeld}), or null. */
+  private @Nullable Target held;
   private long freeBytes;
   private long registrations;
   private boolean closed;
@@ -60,7 +68,7 @@ final class ReadTargetPool {
     Target t = q == null ? null : q.poll();
     if (t != null) {
       freeBytes -= t.memory.byteSize();
-      held.add(t);
+      hold(t);
       return t;
     }
     Arena arena = Arena.ofShared();
@@ -69,7 +77,7 @@ final class ReadTargetPool {
       MemoryRegion region = pd.registerMemory(memory, Access.local());
       registrations++;
       Target made = new Target(arena, memory, region, sizeClass);
-      held.add(made);
+      hold(made);
       return made;
     } catch (RuntimeException | Error e) {
       arena.close();
@@ -79,7 +87,7 @@ final class ReadTargetPool {
 
   /** {@code t} is no longer read into nor read: kept for reuse, or freed. Any thread. */
   synchronized void giveBack(Target t) {
-    held.remove(t);
+    unhold(t);
     long size = t.memory.byteSize();
     if (closed || freeBytes + size > maxFreeBytes) {
       destroy(t);
@@ -108,9 +116,31 @@ final class ReadTargetPool {
       }
     }
     freeBytes = 0;
-    for (Target t : held) {
+    for (Target t = held; t != null; t = t.nextHeld) {
       t.region.close(); // its memory stays for the message over it
     }
+  }
+
+  private void hold(Target t) {
+    t.prevHeld = null;
+    t.nextHeld = held;
+    if (held != null) {
+      held.prevHeld = t;
+    }
+    held = t;
+  }
+
+  private void unhold(Target t) {
+    if (t.prevHeld != null) {
+      t.prevHeld.nextHeld = t.nextHeld;
+    } else if (held == t) {
+      held = t.nextHeld;
+    }
+    if (t.nextHeld != null) {
+      t.nextHeld.prevHeld = t.prevHeld;
+    }
+    t.prevHeld = null;
+    t.nextHeld = null;
   }
 
   private static void destroy(Target t) {

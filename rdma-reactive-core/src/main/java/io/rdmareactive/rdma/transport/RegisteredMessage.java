@@ -1,18 +1,24 @@
 package io.rdmareactive.rdma.transport;
 
 import io.rdmareactive.rdma.spi.AbstractMemoryRegion;
+import io.rdmareactive.rdma.spi.EndpointOptions;
 import io.rdmareactive.rdma.verbs.MemoryRegion;
 import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.atomic.AtomicInteger;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Operators;
 import reactor.core.publisher.Sinks;
+import reactor.util.context.Context;
 
 /**
  * A message sent straight from memory the application registered on the protection domain its
  * connection uses ({@link RdmaLoopResources#protectionDomain}): the SENDs gather from the region
- * itself, with no copy into a send buffer. Made by {@link OutboundMessage#of(MemoryRegion, long, int)},
- * it is sent once.
+ * itself, with no copy into a send buffer. Made by {@link OutboundMessage#of(MemoryRegion, long, int)}
+ * (one range) or {@link OutboundMessage#gather} (up to {@link #MAX_RANGES} ranges of one region,
+ * sent as one message in their order), it is sent once. A message of one range longer than
+ * {@link RdmaOption#RENDEZVOUS_THRESHOLD} goes by rendezvous; a gathered one always by SENDs.
  *
  * <p>While the transport holds it, its region cannot be deregistered: from the moment the
  * connection takes the message to the completion of its last SEND (with selective signaling, the
@@ -23,6 +29,12 @@ import reactor.core.publisher.Sinks;
  * arena behind the region must stay open until then too (the JDK, not the transport, owns it).
  */
 public final class RegisteredMessage implements OutboundMessage {
+  /**
+   * Most ranges one message gathers from: the gather entries of a send work request
+   * ({@link EndpointOptions#SEND_SCATTER_GATHER}), less the one a first fragment's declared
+   * length takes.
+   */
+  public static final int MAX_RANGES = EndpointOptions.SEND_SCATTER_GATHER - 1;
   private static final int FRESH = 0;
   private static final int TAKEN = 1;
   private static final int LEASED = 2;
@@ -31,6 +43,11 @@ public final class RegisteredMessage implements OutboundMessage {
   private final MemoryRegion region;
   private final long offset;
   private final int length;
+  /** The ranges, when gathered from several (else null: the one range is offset, length). */
+  private final long @Nullable [] offsets;
+  private final int @Nullable [] lengths;
+  /** Run once released, after the region's lease is given back. */
+  private final @Nullable Runnable onRelease;
   private final AtomicInteger state = new AtomicInteger(FRESH);
   private final Sinks.Empty<Void> released = Sinks.empty();
   /** Data sends up to this sequence number carry the message (sender state, from the drain). */
@@ -44,6 +61,33 @@ public final class RegisteredMessage implements OutboundMessage {
     this.region = region;
     this.offset = offset;
     this.length = length;
+    this.offsets = null;
+    this.lengths = null;
+    this.onRelease = null;
+  }
+
+  RegisteredMessage(MemoryRegion region, long[] offsets, int[] lengths, @Nullable Runnable onRelease) {
+    if (offsets.length != lengths.length || offsets.length < 1 || offsets.length > MAX_RANGES) {
+      throw new IllegalArgumentException("a message gathers from 1 to " + MAX_RANGES + " ranges, given "
+          + offsets.length + " offsets and " + lengths.length + " lengths");
+    }
+    long total = 0;
+    for (int i = 0; i < offsets.length; i++) {
+      if (offsets[i] < 0 || lengths[i] < 0 || offsets[i] + lengths[i] > region.length()) {
+        throw new IndexOutOfBoundsException("range " + i + ", [" + offsets[i] + ", " + (offsets[i] + (long) lengths[i])
+            + "), is outside the " + region.length() + "-byte memory region " + region);
+      }
+      total += lengths[i];
+    }
+    if (total > Integer.MAX_VALUE) {
+      throw new IllegalArgumentException("a message is at most " + Integer.MAX_VALUE + " bytes, its ranges add up to " + total);
+    }
+    this.region = region;
+    this.offset = offsets[0];
+    this.length = (int) total;
+    this.offsets = offsets.clone();
+    this.lengths = lengths.clone();
+    this.onRelease = onRelease;
   }
 
   /** The region the message is sent from. */
@@ -51,9 +95,24 @@ public final class RegisteredMessage implements OutboundMessage {
     return region;
   }
 
-  /** Where the message starts in the region. */
+  /** Where the message starts in the region (its first range, when gathered from several). */
   public long offset() {
     return offset;
+  }
+
+  /** How many ranges of the region the message gathers from: one, unless made by {@link OutboundMessage#gather}. */
+  public int ranges() {
+    return offsets == null ? 1 : offsets.length;
+  }
+
+  /** Where range {@code i} starts in the region. */
+  long rangeOffset(int i) {
+    return offsets == null ? offset : offsets[i];
+  }
+
+  /** Bytes of range {@code i}. */
+  int rangeLength(int i) {
+    return lengths == null ? length : lengths[i];
   }
 
   @Override
@@ -76,7 +135,19 @@ public final class RegisteredMessage implements OutboundMessage {
    */
   @Override
   public void copyTo(long from, MemorySegment target, long targetOffset, int n) {
-    MemorySegment.copy(region.segment(), offset + from, target, targetOffset, n);
+    long skip = from;
+    for (int i = 0, ranges = ranges(); i < ranges && n > 0; i++) {
+      int len = rangeLength(i);
+      if (skip >= len) {
+        skip -= len;
+        continue;
+      }
+      int take = (int) Math.min(len - skip, n);
+      MemorySegment.copy(region.segment(), rangeOffset(i) + skip, target, targetOffset, take);
+      targetOffset += take;
+      n -= take;
+      skip = 0;
+    }
   }
 
   /**
@@ -122,10 +193,18 @@ public final class RegisteredMessage implements OutboundMessage {
       ((AbstractMemoryRegion) region).releaseLease();
     }
     released.tryEmitEmpty();
+    if (onRelease != null) {
+      try {
+        onRelease.run(); // after the lease: it may deregister the region
+      } catch (RuntimeException e) { // the application's: it runs on the connection's drain, which must go on
+        Operators.onErrorDropped(e, Context.empty());
+      }
+    }
   }
 
   @Override
   public String toString() {
-    return "RegisteredMessage[" + length + " bytes at " + offset + " of " + region + "]";
+    return "RegisteredMessage[" + length + " bytes at " + offset + (ranges() > 1 ? " in " + ranges() + " ranges" : "")
+        + " of " + region + "]";
   }
 }

@@ -20,15 +20,25 @@ final class RegisteredSends {
 
   /**
    * The gather entries of a fragment of {@code m}: {@code length} bytes at {@code at} in the
-   * message, straight from its region, after the {@code declared} bytes of send buffer
-   * {@code index} that a first fragment begins with (none: index -1).
+   * message, straight from its region (an entry per range the fragment spans), after the
+   * {@code declared} bytes of send buffer {@code index} that a first fragment begins with (none: index -1).
    */
   void gather(SendRequest r, RegisteredMessage m, int index, int declared, long at, int length) {
     if (index >= 0) {
       r.gather(buffers.sendRegion(index), buffers.sendOffset(index), declared);
     }
-    if (length > 0) { // an empty entry is no entry: some devices read a zero length as 2 GiB
-      r.gather(m.region(), m.offset() + at, length);
+    long skip = at;
+    for (int i = 0, ranges = m.ranges(); i < ranges && length > 0; i++) {
+      int len = m.rangeLength(i);
+      if (skip >= len) {
+        skip -= len;
+        continue;
+      }
+      // never an empty entry (take > 0): some devices read a zero length as 2 GiB
+      int take = (int) Math.min(len - skip, length);
+      r.gather(m.region(), m.rangeOffset(i) + skip, take);
+      length -= take;
+      skip = 0;
     }
   }
 

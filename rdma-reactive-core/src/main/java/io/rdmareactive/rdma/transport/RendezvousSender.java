@@ -61,7 +61,7 @@ final class RendezvousSender {
   private final SendRequest keyRequest = new SendRequest();
   private final RendezvousReceiver.Post localPost;
   /** Ids of rendezvous messages this side has read, whose DONE is still to be sent. */
-  private final ArrayDeque<Integer> donesDue = new ArrayDeque<>();
+  private final IntRing donesDue = new IntRing(16);
   private boolean windows;
   private final ArrayDeque<MemoryWindow> freeWindows = new ArrayDeque<>();
   /** Exposed, in descriptor order; the head ones may be done and waiting for their LOCAL_INV to retire. */
@@ -113,11 +113,9 @@ final class RendezvousSender {
    * messages done to revoke, and the deadline of the DONEs the peer owes.
    */
   void dueWork() {
-    Integer id;
     int index;
-    while ((id = donesDue.peek()) != null && (index = out.controlBuffer(1)) >= 0) {
-      donesDue.poll();
-      buffers.sendMemory(index).set(BatchDecoder.INT, buffers.sendOffset(index), id);
+    while (!donesDue.isEmpty() && (index = out.controlBuffer(1)) >= 0) {
+      buffers.sendMemory(index).set(BatchDecoder.INT, buffers.sendOffset(index), donesDue.poll());
       out.postControl(index, Protocol.DONE_LENGTH, Protocol.DONE);
     }
     revokeDone(keyRequest, localPost);

@@ -1,5 +1,6 @@
 package io.rdmareactive.rdma.transport;
 
+import io.rdmareactive.rdma.spi.EndpointOptions;
 import io.rdmareactive.rdma.verbs.QueuePair;
 import io.rdmareactive.rdma.verbs.SendBatch;
 import io.rdmareactive.rdma.verbs.SendRequest;
@@ -71,7 +72,8 @@ final class SendDoorbell {
     this.qp = qp;
     this.depth = depth;
     this.counters = counters;
-    batch = new SendBatch(Math.min(depth, MAX_POST_LIST), 2); // a send from registered memory may gather two entries
+    // a send from registered memory gathers a declared length and its ranges
+    batch = new SendBatch(Math.min(depth, MAX_POST_LIST), EndpointOptions.SEND_SCATTER_GATHER);
     int ring = Integer.highestOneBit(Math.max(2, depth) * 2 - 1);
     ids = new long[ring];
     unposted = new boolean[ring];

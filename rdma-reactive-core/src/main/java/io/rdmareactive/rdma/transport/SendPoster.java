@@ -1,5 +1,6 @@
 package io.rdmareactive.rdma.transport;
 
+import io.rdmareactive.rdma.spi.EndpointOptions;
 import io.rdmareactive.rdma.verbs.SendRequest;
 
 /**
@@ -16,8 +17,11 @@ final class SendPoster {
   private final RegisteredBuffers buffers;
   private final CreditWindow window;
   private final ConnectionCounters counters;
-  /** Two gather entries: a message from registered memory may need its declared length from a send buffer before it. */
-  private final SendRequest sendRequest = new SendRequest(2);
+  /**
+   * As many gather entries as the QP has: a message from registered memory may need its declared
+   * length from a send buffer before its ranges.
+   */
+  private final SendRequest sendRequest = new SendRequest(EndpointOptions.SEND_SCATTER_GATHER);
   private int sendsOutstanding;
   private long dataPosted;
   /** Whether the sender is waiting for credits now; a stall is counted once, when it starts. */

@@ -119,6 +119,61 @@ public abstract class LargeMessageConformance extends RegisteredMemorySuite {
   }
 
   /**
+   * Messages gathered from up to three ranges of a region (as an RSocket frame's header, metadata
+   * and data) arrive as one message each, byte-exact, whatever fragment boundaries cut the ranges,
+   * with no byte copied and never by rendezvous (there is no one range to expose); each one's
+   * release callback runs once, after its SENDs completed.
+   */
+  @Test
+  void messagesGatheredFromSeveralRangesAreSentWithoutACopy() {
+    long[][] offsets = {{0, 40, 9000}, {100, 5000}, {BUFFER - 7, 3 * BUFFER, 11 * BUFFER}, {64, 64, 0}};
+    int[][] lengths = {{9, 3, 3 * BUFFER + 5}, {BUFFER - 4, 2 * BUFFER + 1}, {7, 2 * BUFFER - 3, 4 * BUFFER}, {0, 5, 0}};
+    List<byte[]> received = new CopyOnWriteArrayList<>();
+    AtomicReference<RdmaConnection> serverSide = new AtomicReference<>();
+    DisposableRdmaServer server = bind(server().option(RdmaOption.BUFFER_SIZE, BUFFER).doOnConnection(serverSide::set)
+        .handle((in, out) -> in.receiveBytes().doOnNext(received::add).then()));
+    RdmaConnection c = connect(client(server).runOn(loops).option(RdmaOption.BUFFER_SIZE, BUFFER)
+        .option(RdmaOption.RENDEZVOUS_THRESHOLD, 2 * BUFFER));
+    java.util.concurrent.atomic.AtomicIntegerArray releases = new java.util.concurrent.atomic.AtomicIntegerArray(offsets.length);
+    List<RegisteredMessage> messages = new ArrayList<>();
+    for (int i = 0; i < offsets.length; i++) {
+      int n = i;
+      messages.add(OutboundMessage.gather(region, offsets[i], lengths[i], () -> releases.incrementAndGet(n)));
+    }
+    assertThat(messages.getFirst().ranges()).isEqualTo(3);
+    StepVerifier.create(c.outbound().send(Flux.fromIterable(messages))).expectComplete().verify(WAIT);
+    StepVerifier.create(Mono.when(messages.stream().map(RegisteredMessage::released).toList()))
+        .expectComplete().verify(WAIT);
+    await(() -> received.size() == offsets.length);
+    for (int i = 0; i < offsets.length; i++) {
+      java.io.ByteArrayOutputStream expected = new java.io.ByteArrayOutputStream();
+      for (int r = 0; r < offsets[i].length; r++) {
+        expected.writeBytes(bytesAt(offsets[i][r], lengths[i][r]));
+      }
+      assertThat(received.get(i)).as("message %d", i).isEqualTo(expected.toByteArray());
+      assertThat(releases.get(i)).as("release callbacks of message %d", i).isEqualTo(1);
+    }
+    assertThat(c.statistics().bytesCopied()).as("bytes the sender copied").isZero();
+    assertThat(serverSide.get().statistics().bytesRead()).as("no rendezvous for a gathered message").isZero();
+  }
+
+  /** Gathers from no range, too many, or outside the region are refused when made, typed. */
+  @Test
+  void badGathersAreRefusedWhenMade() {
+    int[] tooMany = new int[RegisteredMessage.MAX_RANGES + 1];
+    assertThatThrownBy(() -> OutboundMessage.gather(region, new long[tooMany.length], tooMany, null))
+        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("ranges");
+    assertThatThrownBy(() -> OutboundMessage.gather(region, new long[0], new int[0], null))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> OutboundMessage.gather(region, new long[] {0, 1}, new int[] {1}, null))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> OutboundMessage.gather(region, new long[] {0, 16 * BUFFER - 4}, new int[] {1, 5}, null))
+        .isInstanceOf(IndexOutOfBoundsException.class);
+    assertThatThrownBy(() -> OutboundMessage.gather(region, new long[] {-1}, new int[] {1}, null))
+        .isInstanceOf(IndexOutOfBoundsException.class);
+  }
+
+  /**
    * The region cannot be deregistered while a message from it is with the transport: a message
    * stalled half sent (the receiver has no subscriber yet, so only its credit reserve comes back
    * and the sender keeps its last credit for updates) keeps it, and closing it fails with EBUSY;

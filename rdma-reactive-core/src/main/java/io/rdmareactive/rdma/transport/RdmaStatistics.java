@@ -42,8 +42,8 @@ package io.rdmareactive.rdma.transport;
  *     {@code gather(...)}), and out of
  *     receive buffers when it joins a fragmented message's parts or moves undelivered messages
  *     off a closing connection's memory; a message that fits one buffer is delivered in place
- * @param bytesRead bytes this side pulled from its peer's memory with RDMA READ: 0 in this
- *     version, which moves every message by SEND (a rendezvous by READ is designed, not built)
+ * @param bytesRead bytes this side pulled from its peer's memory with RDMA READ: the rendezvous
+ *     messages it received (above {@code RENDEZVOUS_THRESHOLD}, from the peer's registered memory)
  */
 public record RdmaStatistics(long messagesSent, long messagesReceived, long bytesSent, long bytesReceived,
     long creditUpdatesSent, long creditUpdatesReceived, long credits, int maxSendsInFlight,

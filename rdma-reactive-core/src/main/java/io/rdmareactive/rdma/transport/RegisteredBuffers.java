@@ -1,6 +1,5 @@
 package io.rdmareactive.rdma.transport;
 
-import io.rdmareactive.rdma.verbs.Access;
 import io.rdmareactive.rdma.verbs.MemoryRegion;
 import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import java.lang.foreign.Arena;
@@ -10,8 +9,6 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.jspecify.annotations.Nullable;
-import reactor.util.Logger;
-import reactor.util.Loggers;
 
 /**
  * A connection's registered memory: fixed-size receive and send buffers with their free lists.
@@ -41,7 +38,6 @@ import reactor.util.Loggers;
  * block.
  */
 final class RegisteredBuffers {
-  private static final Logger log = Loggers.getLogger(RegisteredBuffers.class);
   /** About how much memory one registration pins: large enough that a busy connection needs few regions. */
   static final int CHUNK_BYTES = 64 * 1024;
   /** Fewest buffers per chunk: the credit reserve plus one, so an idle connection needs one chunk. */
@@ -50,8 +46,8 @@ final class RegisteredBuffers {
   final int bufferSize;
   private final ProtectionDomain pd;
   private final Arena arena;
-  private final Pool receives;
-  private final Pool sends;
+  private final OwnBuffers receives;
+  private final OwnBuffers sends;
   /** Released receive buffers, a bit per index, until the drain takes them back. */
   private final AtomicLongArray releasedBits;
   /** Views' counts per receive buffer: 0 while the buffer is free or posted. */
@@ -60,7 +56,6 @@ final class RegisteredBuffers {
   private final AtomicInteger live = new AtomicInteger();
   private volatile boolean closing;
   private final AtomicBoolean freed = new AtomicBoolean();
-  private volatile long registeredBytes;
   /** On a shared receive queue: this connection's share of the loop's pool, else null. */
   private final ReceivePool.@Nullable Member member;
   private final @Nullable ReceivePool pool;
@@ -122,8 +117,8 @@ final class RegisteredBuffers {
     this.bufferSize = bufferSize;
     this.arena = Arena.ofShared();
     int perChunk = Math.max(MIN_CHUNK_BUFFERS, CHUNK_BYTES / bufferSize);
-    receives = new Pool(receiveCount, perChunk);
-    sends = new Pool(sendCount, perChunk);
+    receives = new OwnBuffers(pd, arena, bufferSize, receiveCount, perChunk);
+    sends = new OwnBuffers(pd, arena, bufferSize, sendCount, perChunk);
     releasedBits = new AtomicLongArray((receiveCount + 63) >>> 6);
     refs = new AtomicIntegerArray(receiveCount);
     if (sendPool != null) {
@@ -187,7 +182,7 @@ final class RegisteredBuffers {
    * its receive buffers are the loop's ({@link RdmaLoopResources#registeredReceiveBytes}).
    */
   long registeredBytes() {
-    return registeredBytes;
+    return receives.registeredBytes() + sends.registeredBytes();
   }
 
   /** Receive buffers that can be taken: free ones plus those not registered yet. */
@@ -289,12 +284,12 @@ final class RegisteredBuffers {
 
   /** Where send buffer {@code index} starts in its chunk's memory and region. */
   long sendOffset(int index) {
-    return sendPool != null ? sendPool.offset(sendSlab[index]) : (long) (index % sends.perChunk) * bufferSize;
+    return sendPool != null ? sendPool.offset(sendSlab[index]) : sends.offset(index);
   }
 
   /** Where receive buffer {@code index} starts in its {@link #receiveMemory} and {@link #receiveRegion}. */
   long receiveOffset(int index) {
-    return pool != null ? pool.offset(slabIndex[index]) : (long) (index % receives.perChunk) * bufferSize;
+    return pool != null ? pool.offset(slabIndex[index]) : receives.offset(index);
   }
 
   /**
@@ -460,88 +455,6 @@ final class RegisteredBuffers {
   private void freeOnce() {
     if (freed.compareAndSet(false, true)) {
       arena.close();
-    }
-  }
-
-  /** One direction's buffers: a free list over chunks registered on demand. */
-  private final class Pool {
-    final int perChunk;
-    final int count;
-    private final int[] free;
-    private int freeCount;
-    private final @Nullable MemoryRegion[] regions;
-    private final MemorySegment[] memory;
-    private int registered;
-
-    Pool(int count, int perChunk) {
-      this.count = count;
-      this.perChunk = perChunk;
-      int chunks = (count + perChunk - 1) / perChunk;
-      free = new int[count];
-      regions = new MemoryRegion[chunks];
-      memory = new MemorySegment[chunks];
-    }
-
-    int available() {
-      return freeCount + count - registered;
-    }
-
-    /** Slots without memory (a shared receive queue's): every index free, nothing to register. */
-    void slotsOnly() {
-      for (int i = count - 1; i >= 0; i--) {
-        free[freeCount++] = i;
-      }
-      registered = count;
-    }
-
-    int take() {
-      if (freeCount == 0) {
-        grow();
-      }
-      return free[--freeCount];
-    }
-
-    void give(int index) {
-      free[freeCount++] = index;
-    }
-
-    MemoryRegion region(int index) {
-      return regions[index / perChunk];
-    }
-
-    MemorySegment memory(int index) {
-      return memory[index / perChunk];
-    }
-
-    /** Registers the next chunk; its buffers go on the free list, lowest index on top. */
-    void grow() {
-      if (registered == count) {
-        throw new IllegalStateException("all " + count + " buffers are in use");
-      }
-      int chunk = registered / perChunk;
-      int n = Math.min(perChunk, count - registered);
-      MemorySegment m = arena.allocate((long) n * bufferSize, 4096);
-      regions[chunk] = pd.registerMemory(m, Access.local());
-      memory[chunk] = m;
-      for (int i = registered + n - 1; i >= registered; i--) {
-        free[freeCount++] = i;
-      }
-      registered += n;
-      registeredBytes += (long) n * bufferSize;
-    }
-
-    void deregister() {
-      for (int i = 0; i < regions.length; i++) {
-        MemoryRegion r = regions[i];
-        regions[i] = null;
-        if (r != null) {
-          try {
-            r.close();
-          } catch (RuntimeException e) {
-            log.debug("rdma-reactive: deregistering " + r + " failed", e);
-          }
-        }
-      }
     }
   }
 }

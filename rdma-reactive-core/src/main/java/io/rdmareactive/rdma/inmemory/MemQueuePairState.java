@@ -2,11 +2,9 @@ package io.rdmareactive.rdma.inmemory;
 
 import static io.rdmareactive.rdma.NativeCallException.EINVAL;
 import static io.rdmareactive.rdma.NativeCallException.ENOMEM;
-import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.LOC_LEN_ERR;
 import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.LOC_PROT_ERR;
 import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.REM_ACCESS_ERR;
 import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.REM_INV_REQ_ERR;
-import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.REM_OP_ERR;
 import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.RETRY_EXC_ERR;
 import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.RNR_RETRY_EXC_ERR;
 import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.SUCCESS;
@@ -56,7 +54,7 @@ final class MemQueuePairState {
   private int rnrRetry;
   /** The responder's minimum RNR NAK timer (IB encoding): how long a sender stalled on this QP waits per retry. */
   private int minRnrTimer;
-  final MemReceiveQueue receives = new MemReceiveQueue();
+  final MemReceiveQueue receives;
   private final SendBacklog backlog = new SendBacklog(this);
   private int transferred;
   /** Where the last execute found no receive: the queue and its QP (scratch, like transferred). */
@@ -89,6 +87,7 @@ final class MemQueuePairState {
     this.signalAll = signalAll;
     this.sendSlots = new MemWorkCompletion.Slots(maxSend);
     this.recvSlots = new MemWorkCompletion.Slots(maxReceive);
+    this.receives = new MemReceiveQueue(fabric, recvSlots, scope);
   }
 
   QueuePairState state() {
@@ -140,27 +139,17 @@ final class MemQueuePairState {
     }
   }
 
-  private void toErrorLocked() {
+  void toErrorLocked() {
     if (state == QueuePairState.ERROR) {
       return;
     }
     state = QueuePairState.ERROR;
-    flushBacklog();
+    backlog.flush();
     PostedReceive w;
     while ((w = receives.poll()) != null) {
       recvCq.add(new MemWorkCompletion(w.wrId(), WR_FLUSH_ERR, WorkCompletion.Opcode.RECV, 0, 0, false, qpn, 0, false, recvSlots));
     }
     failInbound();
-  }
-
-  /** Its stalled and queued sends complete with WR_FLUSH_ERR, in order. Holds fabric.lock. */
-  private void flushBacklog() {
-    backlog.detach();
-    SendBacklog.Held h;
-    while ((h = backlog.poll()) != null) {
-      sendSlots.used--; // completeSend takes the slot again, for the completion
-      completeSend(h.request().wrId(), WR_FLUSH_ERR, h.opcode(), 0);
-    }
   }
 
   /**
@@ -179,36 +168,20 @@ final class MemQueuePairState {
     }
   }
 
-  /** The head's wait ended in {@code status}: it fails, the QP goes to ERROR, the rest is flushed. Holds fabric.lock. */
-  void failBacklog(WorkCompletion.Status status) {
-    SendBacklog.Held h = backlog.poll();
-    if (h != null) {
-      sendSlots.used--;
-      completeSend(h.request().wrId(), status, h.opcode(), 0);
-      toErrorLocked();
-    }
-  }
-
-  /** A receive came for the head: runs the held work requests in order until one stalls again. Holds fabric.lock. */
-  void runBacklog() {
-    SendBacklog.Held h;
-    while (state == QueuePairState.RTS && (h = backlog.peek()) != null) {
-      sendSlots.used--;
-      WorkCompletion.Status status = execute(h.request(), h.inline());
-      if (status == null) {
-        sendSlots.used++;
-        stall();
-        return;
-      }
-      backlog.poll();
-      finish(h.request(), h.opcode(), status);
-    }
-  }
-
-  /** The head waits on the queue the last execute found empty, within this QP's RNR retries. */
-  private void stall() {
+  /**
+   * The head waits on the queue the last execute found empty, within this QP's RNR retries; with
+   * none, returns RNR_RETRY_EXC_ERR instead (and null when it waits). Holds fabric.lock.
+   */
+  WorkCompletion.@Nullable Status stall() {
     MemQueuePairState t = stalledTarget;
-    backlog.stall(stalledOn, t, rnrRetry == RnrTimer.FOREVER ? -1 : RnrTimer.budgetNanos(rnrRetry, t.minRnrTimer));
+    MemReceiveQueue queue = stalledOn;
+    stalledTarget = null; // a scratch field must not keep a QP that goes away
+    stalledOn = null;
+    if (rnrRetry == 0) {
+      return RNR_RETRY_EXC_ERR;
+    }
+    backlog.stall(queue, t, rnrRetry == RnrTimer.FOREVER ? -1 : RnrTimer.budgetNanos(rnrRetry, t.minRnrTimer));
+    return null;
   }
 
   void postReceive(ReceiveRequest request) {
@@ -287,18 +260,22 @@ final class MemQueuePairState {
         return;
       }
       WorkCompletion.Status status = execute(request, null);
-      if (status == null && rnrRetry > 0) {
-        sendSlots.used++;
-        backlog.add(request, opcode);
-        stall();
-        return;
+      if (status == null) { // no receive posted: RNR
+        if (rnrRetry > 0) {
+          sendSlots.used++;
+          backlog.add(request, opcode);
+        }
+        status = stall();
+        if (status == null) {
+          return;
+        }
       }
-      finish(request, opcode, status == null ? RNR_RETRY_EXC_ERR : status);
+      finish(request, opcode, status);
     }
   }
 
   /** Completes an executed work request as its flags say; a failure moves the QP to ERROR. Holds fabric.lock. */
-  private void finish(SendRequest request, WorkCompletion.Opcode opcode, WorkCompletion.Status status) {
+  void finish(SendRequest request, WorkCompletion.Opcode opcode, WorkCompletion.Status status) {
     if (status != SUCCESS) {
       completeSend(request.wrId(), status, opcode, 0);
       toErrorLocked();
@@ -310,7 +287,7 @@ final class MemQueuePairState {
     }
   }
 
-  private void completeSend(long wrId, WorkCompletion.Status status, WorkCompletion.Opcode opcode, int length) {
+  void completeSend(long wrId, WorkCompletion.Status status, WorkCompletion.Opcode opcode, int length) {
     sendSlots.used++;
     MemWorkCompletion c = new MemWorkCompletion(wrId, status, opcode, length, 0, false, qpn, 0, false, sendSlots);
     c.heldSlots += silentSends;
@@ -323,7 +300,7 @@ final class MemQueuePairState {
    * found no receive posted (stalledOn says where). {@code inline}: a held inline send's bytes.
    * Holds fabric.lock.
    */
-  private WorkCompletion.@Nullable Status execute(SendRequest r, @Nullable MemorySegment inline) {
+  WorkCompletion.@Nullable Status execute(SendRequest r, @Nullable MemorySegment inline) {
     // The window operations are local: no peer takes part, none need be there.
     if (r.opcode() == SendRequest.Opcode.BIND_MW) {
       transferred = 0;
@@ -396,68 +373,31 @@ final class MemQueuePairState {
   private WorkCompletion.@Nullable Status deliver(MemQueuePairState t, SendRequest r, MemorySegment[] local,
       @Nullable MemorySegment writeTarget) {
     MemReceiveQueue queue;
-    MemWorkCompletion.Slots slots;
     MemCompletionQueue cq;
-    MemProtectionDomain rscope;
     if (type == QueuePairType.XRC_SEND) {
       MemSharedReceiveQueue s = fabric.xrcSrqs.get(r.remoteSrqNumber());
       if (s == null || s.xrcd != t.xrcd) {
         return REM_INV_REQ_ERR;
       }
       queue = s.receives;
-      slots = s.slots;
       cq = s.cq;
-      rscope = s.scope;
-    } else if (t.srq != null) {
-      queue = t.srq.receives;
-      slots = t.srq.slots;
-      cq = t.recvCq;
-      rscope = t.srq.scope;
     } else {
-      queue = t.receives;
-      slots = t.recvSlots;
+      queue = t.srq != null ? t.srq.receives : t.receives;
       cq = t.recvCq;
-      rscope = t.scope;
     }
-    PostedReceive w = queue.poll();
-    if (w == null) {
+    WorkCompletion.Status status = queue.land(t, cq, qpn, r, local, transferred, writeTarget);
+    if (status == null) {
       stalledOn = queue; // the responder would answer RNR NAK: postSend decides whether to retry
       stalledTarget = t;
-      return null;
     }
-    boolean imm = r.opcode().hasImmediate();
-    boolean solicited = (r.flags() & SendRequest.SOLICITED) != 0;
-    if (writeTarget != null) {
-      MemMemoryRegion.copy(local, new MemorySegment[] {writeTarget});
-      cq.add(new MemWorkCompletion(w.wrId(), SUCCESS, WorkCompletion.Opcode.RECV_RDMA_WITH_IMM, transferred, r.immediateData(), true,
-          t.qpn, qpn, solicited, slots));
-      return SUCCESS;
-    }
-    if (transferred > w.capacity()) {
-      cq.add(new MemWorkCompletion(w.wrId(), LOC_LEN_ERR, WorkCompletion.Opcode.RECV, 0, 0, false, t.qpn, qpn, solicited, slots));
-      t.toErrorLocked();
-      return REM_INV_REQ_ERR;
-    }
-    MemorySegment[] dst = new MemorySegment[w.addresses().length];
-    for (int i = 0; i < dst.length; i++) {
-      dst[i] = MemMemoryRegion.resolve(fabric, w.keys()[i], w.addresses()[i], w.lengths()[i], rscope, Access.LOCAL_WRITE);
-      if (dst[i] == null) {
-        cq.add(new MemWorkCompletion(w.wrId(), LOC_PROT_ERR, WorkCompletion.Opcode.RECV, 0, 0, false, t.qpn, qpn, solicited, slots));
-        t.toErrorLocked();
-        return REM_OP_ERR;
-      }
-    }
-    MemMemoryRegion.copy(local, dst);
-    cq.add(new MemWorkCompletion(w.wrId(), SUCCESS, WorkCompletion.Opcode.RECV, transferred, imm ? r.immediateData() : 0, imm,
-        t.qpn, qpn, solicited, slots));
-    return SUCCESS;
+    return status;
   }
 
   /** Unregisters from the fabric once its last handle closes. Holds fabric.lock. */
   void destroyLocked() {
     fabric.queuePairs.remove(qpn);
     state = QueuePairState.ERROR;
-    flushBacklog();
+    backlog.flush();
     receives.clear();
     failInbound();
   }

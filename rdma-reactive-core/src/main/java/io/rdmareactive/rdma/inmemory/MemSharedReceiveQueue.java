@@ -21,7 +21,7 @@ final class MemSharedReceiveQueue extends AbstractRdmaResource implements Shared
   final @Nullable MemCompletionQueue cq;
   final @Nullable MemXrcDomainState xrcd;
   final MemWorkCompletion.Slots slots;
-  final MemReceiveQueue receives = new MemReceiveQueue(); // guarded by fabric.lock
+  final MemReceiveQueue receives; // guarded by fabric.lock
 
   private MemSharedReceiveQueue(AbstractRdmaResource parent, MemProtectionDomain pd, SharedReceiveQueueOptions options,
       int srqNumber, @Nullable MemCompletionQueue cq, @Nullable MemXrcDomainState xrcd) {
@@ -35,6 +35,7 @@ final class MemSharedReceiveQueue extends AbstractRdmaResource implements Shared
     this.cq = cq;
     this.xrcd = xrcd;
     this.slots = new MemWorkCompletion.Slots(options.maxWorkRequests());
+    this.receives = new MemReceiveQueue(fabric, slots, scope);
   }
 
   private static void check(SharedReceiveQueueOptions options) {

@@ -1,5 +1,6 @@
 package io.rdmareactive.rdma.inmemory;
 
+import io.rdmareactive.rdma.verbs.QueuePairState;
 import io.rdmareactive.rdma.verbs.ScatterGatherList;
 import io.rdmareactive.rdma.verbs.SendRequest;
 import io.rdmareactive.rdma.verbs.WorkCompletion;
@@ -33,14 +34,6 @@ final class SendBacklog {
 
   boolean isEmpty() {
     return held.isEmpty();
-  }
-
-  @Nullable Held peek() {
-    return held.peek();
-  }
-
-  @Nullable Held poll() {
-    return held.poll();
   }
 
   /** The QP the head waits to reach; null when it does not wait. */
@@ -91,23 +84,52 @@ final class SendBacklog {
     }
   }
 
-  /** A receive was posted where the head waits: it is retried, and what follows runs in order. */
+  /**
+   * A receive was posted where the head waits: the held work requests run in order, completing as
+   * if delivered at posting, until one stalls again or none is left.
+   */
   void resume() {
     detach();
-    qp.runBacklog();
+    Held h;
+    // Taken off before it runs, so that a failure it causes here (which flushes what is held) does
+    // not complete it twice.
+    while (qp.state == QueuePairState.RTS && (h = held.poll()) != null) {
+      qp.sendSlots.used--; // held, its slot was counted; finish and completeSend count it again
+      WorkCompletion.Status status = qp.execute(h.request(), h.inline());
+      if (status == null) {
+        held.addFirst(h);
+        qp.sendSlots.used++;
+        qp.stall(); // rnrRetry > 0: a backlog forms only then
+        return;
+      }
+      qp.finish(h.request(), h.opcode(), status);
+    }
   }
 
-  /** The wait on {@code queue} ends in failure: the head fails with {@code status}, the QP with it. */
+  /** The wait on {@code queue} ends in failure: the head fails with {@code status}, the QP goes to ERROR. */
   void fail(MemReceiveQueue queue, WorkCompletion.Status status) {
     if (waitingOn != queue) {
       return; // resumed or failed meanwhile
     }
     detach();
-    qp.failBacklog(status);
+    Held h = held.poll();
+    qp.sendSlots.used--;
+    qp.completeSend(h.request().wrId(), status, h.opcode(), 0);
+    qp.toErrorLocked(); // which flushes the rest
+  }
+
+  /** Every held work request completes with WR_FLUSH_ERR, in order (the QP left RTS or is destroyed). */
+  void flush() {
+    detach();
+    Held h;
+    while ((h = held.poll()) != null) {
+      qp.sendSlots.used--;
+      qp.completeSend(h.request().wrId(), WorkCompletion.Status.WR_FLUSH_ERR, h.opcode(), 0);
+    }
   }
 
   /** Ends the wait, if any: leaves the queue and drops the deadline. */
-  void detach() {
+  private void detach() {
     stalls++;
     if (waitingOn != null) {
       waitingOn.leave(this);

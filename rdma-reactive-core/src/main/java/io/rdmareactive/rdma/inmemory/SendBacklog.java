@@ -43,8 +43,9 @@ final class SendBacklog {
 
   /** Holds {@code r} (copied; an inline send's bytes too, as the device takes them at posting). */
   void add(SendRequest r, WorkCompletion.Opcode opcode) {
-    MemorySegment inline = (r.flags() & SendRequest.INLINE) != 0 ? inlineCopy(r.scatterGather()) : null;
-    held.add(new Held(new SendRequest(Math.max(1, r.scatterGather().count())).set(r), opcode, inline));
+    boolean inline = (r.flags() & SendRequest.INLINE) != 0 && r.opcode() != SendRequest.Opcode.RDMA_READ;
+    held.add(new Held(new SendRequest(Math.max(1, r.scatterGather().count())).set(r), opcode,
+        inline ? inlineCopy(r.scatterGather()) : null));
   }
 
   /** The gathered bytes, or null when a key does not resolve (the send then fails as it would have). */

@@ -48,6 +48,7 @@ public final class ScaleBench {
     RdmaClient client = RdmaClient.create().host(host).port(server.port()).runOn(loops)
         .option(RdmaOption.PROVIDER, provider).option(RdmaOption.BUFFER_SIZE, bufferSize)
         .option(RdmaOption.BUFFER_COUNT, bufferCount).connectTimeout(Duration.ofSeconds(120));
+    long rnrNaksBefore = rnrNaksSent();
     long t0 = System.nanoTime();
     List<RdmaConnection> conns = Flux.range(0, n).flatMap(i -> client.connect(), 16).collectList()
         .block(Duration.ofMinutes(30));
@@ -72,6 +73,7 @@ public final class ScaleBench {
     System.gc();
     long heapUsed = Runtime.getRuntime().totalMemory() - Runtime.getRuntime().freeMemory();
     String resourcesIdle = rdmaResources(provider);
+    long rnrNaks = rnrNaksSent() - rnrNaksBefore;
     conns.forEach(RdmaConnection::dispose);
     Flux.fromIterable(conns).flatMap(RdmaConnection::onDispose).then().block(Duration.ofMinutes(30));
     long t3 = System.nanoTime();
@@ -93,6 +95,8 @@ public final class ScaleBench {
     if (resourcesIdle != null) {
       System.out.printf("scale: rdma resource, idle with %d connections: %s%n", n, resourcesIdle);
       System.out.printf("scale: rdma resource, after close and the loops' disposal: %s%n", resourcesAfter);
+      System.out.printf("scale: RNR NAKs the devices sent from connect to idle (hw_counters send_rnr_err, both ends:"
+          + " a SEND that met an empty shared receive queue and was retried): %d%n", rnrNaks);
     }
   }
 
@@ -115,6 +119,21 @@ public final class ScaleBench {
       Thread.currentThread().interrupt();
       return "(interrupted)";
     }
+  }
+
+  /** RNR NAKs sent, all devices (rxe's {@code hw_counters/send_rnr_err}); 0 where there are none. */
+  private static long rnrNaksSent() {
+    long sum = 0;
+    java.io.File[] devices = new java.io.File("/sys/class/infiniband").listFiles();
+    for (java.io.File d : devices == null ? new java.io.File[0] : devices) {
+      java.nio.file.Path counter = d.toPath().resolve("ports/1/hw_counters/send_rnr_err");
+      try {
+        sum += Long.parseLong(java.nio.file.Files.readString(counter).trim());
+      } catch (IOException | NumberFormatException e) {
+        // a device without this counter: nothing to add
+      }
+    }
+    return sum;
   }
 
   private static long registered(List<RdmaConnection> conns) {

@@ -21,12 +21,18 @@ import reactor.util.Loggers;
  * slab has them, as its subscriber's demand asks (up to {@code BUFFER_COUNT}, the connection's own
  * bound). What a member holds undelivered counts against it, never against a neighbour.
  *
- * <p><b>Refill by counting.</b> The pool keeps its SRQ posted with every grant outstanding plus a
- * headroom of one connection's worth ({@code BUFFER_COUNT + RESERVE}), so that a violator, which
- * consumes a receive posted for a neighbour before any software sees it, costs no neighbour a
- * receive: it is failed on its first SEND beyond its grant ({@code ProtocolViolationException}),
- * and its buffer comes back here. Every arrival and every give-back passes through the pool, so
- * it knows the posted count exactly and needs no SRQ limit event.
+ * <p><b>Refill by counting.</b> The pool keeps its SRQ posted with every elastic grant outstanding,
+ * one of each member's reserve grants, and a headroom of one connection's worth
+ * ({@code BUFFER_COUNT + RESERVE}). A member's other {@link Protocol#RESERVE} reserve grants are
+ * backed by the slab's capacity (its guarantee) but not posted: that is what makes an idle
+ * connection cost one receive buffer, not three (UCX's SRQ is sized the same way, below the sum
+ * of its endpoints' windows). A burst of reserve SENDs from more peers than the headroom covers
+ * finds the SRQ short for as long as the loop takes to repost; the peer's QP then retries after
+ * an RNR NAK (its {@code RNR_RETRY}), which costs it time, loses nothing and fails nobody while the
+ * loop lives. A violator, which consumes a receive posted for a neighbour before any software
+ * sees it, is failed on its first SEND beyond its grant ({@code ProtocolViolationException}) and
+ * its buffer comes back here. Every arrival and every give-back passes through the pool, so it
+ * knows the posted count exactly and needs no SRQ limit event.
  *
  * <p><b>Lifetime.</b> The SRQ lives while an endpoint is attached; then it is destroyed (what was
  * posted on it goes with it) and the slab follows once the last buffer a member held is given
@@ -57,6 +63,8 @@ final class ReceivePool extends LoopBufferPool {
   private int posted;
   /** Grants outstanding, all members together. */
   private int promised;
+  /** Reserve grants outstanding that the SRQ need not hold a receive for (see {@link Member#unposted}). */
+  private int unpostedGrants;
   /** Buffers members hold (a SEND landed in them and they have not given them back). */
   private int held;
   /** Buffers members use beyond their reserve, posted or held. */
@@ -159,9 +167,14 @@ final class ReceivePool extends LoopBufferPool {
     return refills;
   }
 
-  /** Posts from the slab until the SRQ holds every grant outstanding plus the headroom. */
+  /** Receives the SRQ should hold: the grants outstanding that must be posted, plus the headroom. */
+  private int target() {
+    return Math.min(maxPosted, promised - unpostedGrants + headroom);
+  }
+
+  /** Posts from the slab until the SRQ holds its {@link #target}. */
   private void refill() {
-    int target = Math.min(maxPosted, promised + headroom);
+    int target = target();
     while (!retired && posted < target) {
       int index = slab.take();
       if (index < 0) {
@@ -214,19 +227,36 @@ final class ReceivePool extends LoopBufferPool {
       return Math.max(0, promised + held - GUARANTEED);
     }
 
+    /**
+     * Of this member's grants outstanding, those the SRQ holds no receive for: beyond the first,
+     * up to {@link Protocol#RESERVE} of them. Its peer spends them only on a burst (two data
+     * SENDs and a credit update before a grant comes back), and the headroom or an RNR retry
+     * covers that.
+     */
+    private int unposted() {
+      return Math.min(Math.max(promised - 1, 0), Protocol.RESERVE);
+    }
+
+    /** Changes this member's grants outstanding by {@code delta}, keeping the pool's counts. */
+    private void addPromised(int delta) {
+      int before = out();
+      int unpostedBefore = unposted();
+      promised += delta;
+      ReceivePool.this.promised += delta;
+      unpostedGrants += unposted() - unpostedBefore;
+      elastic += out() - before;
+    }
+
     /** Promises up to {@code wanted} more grants: the reserve always, beyond it as the slab allows; how many. */
     int promise(int wanted) {
       synchronized (ReceivePool.this) {
         int n = 0;
         while (n < wanted && !left) {
-          int before = out();
           if (promised + held >= GUARANTEED
               && members * GUARANTEED + elastic + orphaned + headroom >= slab.capacity()) {
             break; // beyond the reserve and the slab is lent out: no elastic grant until buffers come back
           }
-          promised++;
-          ReceivePool.this.promised++;
-          elastic += out() - before;
+          addPromised(1);
           n++;
         }
         refill();
@@ -237,11 +267,7 @@ final class ReceivePool extends LoopBufferPool {
     /** Takes back {@code n} grants the peer can no longer use (its QP is gone). */
     void unpromise(int n) {
       synchronized (ReceivePool.this) {
-        int before = out();
-        int k = Math.min(n, promised);
-        promised -= k;
-        ReceivePool.this.promised -= k;
-        elastic += out() - before;
+        addPromised(-Math.min(n, promised));
       }
     }
 
@@ -253,12 +279,11 @@ final class ReceivePool extends LoopBufferPool {
     boolean arrived(int index) {
       synchronized (ReceivePool.this) {
         posted--;
-        int before = out();
         boolean covered = promised > 0;
         if (covered) {
-          promised--;
-          ReceivePool.this.promised--;
+          addPromised(-1);
         }
+        int before = out();
         held++;
         ReceivePool.this.held++;
         elastic += out() - before;
@@ -278,7 +303,7 @@ final class ReceivePool extends LoopBufferPool {
         } else {
           elastic += out() - before;
         }
-        if (!retired && posted < Math.min(maxPosted, ReceivePool.this.promised + headroom)) {
+        if (!retired && posted < target()) {
           try {
             post(index);
           } catch (RuntimeException e) { // the buffer went back to the slab; the next refill tries again

@@ -58,6 +58,45 @@ public abstract class LoopNeighbourConformance extends TransportSuite {
     assertThat(loops.sharedReceiveQueueCount()).as("the loop's receive queues after every connection closed").isZero();
   }
 
+  /**
+   * Many peers of one loop spending their reserve grants at once. With SHARED_RECEIVE_QUEUE the
+   * loop posts one of each connection's three reserve grants (and a headroom of 3 here, one
+   * connection's {@code BUFFER_COUNT} 1 plus the reserve): the SENDs that find the queue empty
+   * are retried after an RNR NAK while the loop reposts, so nothing is lost, reordered or failed.
+   */
+  @Test
+  void manyPeersSpendingTheirReserveAtOnceLoseNothing() {
+    int peers = 40;
+    int messages = 40;
+    RdmaLoopResources loops = RdmaLoopResources.create("conf-burst", 1);
+    DisposableRdmaServer server = bind(server().runOn(loops).option(RdmaOption.BUFFER_COUNT, 1)
+        .handle((in, out) -> out.send(in.receive())));
+    List<RdmaConnection> all = new CopyOnWriteArrayList<>();
+    try {
+      Flux.range(0, peers).flatMap(i -> client(server).option(RdmaOption.BUFFER_COUNT, 1).connect(), 8)
+          .doOnNext(all::add).then().block(WAIT);
+      List<String> sent = Flux.range(0, messages).map(i -> "burst-" + i).collectList().block(WAIT);
+      StepVerifier.create(Flux.fromIterable(all).flatMap(c -> c.outbound().sendString(Flux.fromIterable(sent)).then()
+              .and(c.inbound().receiveString().take(messages).collectList()
+                  .doOnNext(got -> assertThat(got).as("a peer's echoes, in order").isEqualTo(sent))), peers)
+              .then())
+          .expectComplete()
+          .verify(WAIT.multipliedBy(2));
+      for (RdmaConnection c : all) {
+        assertThat(c.statistics().receiverNotReady()).as("no SEND ran out of RNR retries").isZero();
+        assertThat(c.statistics().creditViolations()).isZero();
+      }
+      System.out.printf("burst (%s, shared receive queue %s): %d peers x %d messages echoed on one loop%n",
+          fixture().provider(), SHARED_RECEIVE_QUEUE, peers, messages);
+    } finally {
+      all.forEach(RdmaConnection::dispose);
+      Flux.fromIterable(all).flatMap(RdmaConnection::onDispose).then().block(WAIT);
+      server.disposeNow(WAIT);
+      servers.remove(server);
+      StepVerifier.create(loops.disposeLater()).expectComplete().verify(WAIT);
+    }
+  }
+
   @Test
   void aPeerSendingBeyondItsGrantsCostsItsNeighbourOnTheLoopNothing() {
     neighbours((server, served) -> {

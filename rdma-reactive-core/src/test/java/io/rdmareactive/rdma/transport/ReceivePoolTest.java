@@ -12,9 +12,10 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * A loop's receive pool by counting: the SRQ holds every grant outstanding plus the headroom,
- * each member's guarantee is always backed, elastic grants stop at the cap, and the slab and the
- * PD lease go only once the SRQ is gone and every buffer is back.
+ * A loop's receive pool by counting: the SRQ holds every elastic grant outstanding, one reserve
+ * grant per member and the headroom (a member's other reserve grants are backed by the slab's
+ * capacity, not posted), each member's guarantee is always backed, elastic grants stop at the cap,
+ * and the slab and the PD lease go only once the SRQ is gone and every buffer is back.
  */
 class ReceivePoolTest {
   private static final int SIZE = 1024;
@@ -37,22 +38,48 @@ class ReceivePoolTest {
   }
 
   @Test
-  void theQueueHoldsEveryGrantOutstandingPlusTheHeadroom() {
+  void theQueueHoldsOneReserveGrantPerMemberAndEveryElasticGrantPlusTheHeadroom() {
     ReceivePool pool = pool(CAP);
     ReceivePool.Member a = pool.join();
     assertThat(pool.posted()).as("nothing promised yet").isZero();
-    assertThat(a.promise(2)).isEqualTo(2);
-    assertThat(pool.posted()).isEqualTo(2 + HEADROOM);
-    assertThat(a.arrived(0)).as("within its grants").isTrue();
-    assertThat(pool.posted()).as("one promised left, the headroom kept").isEqualTo(1 + HEADROOM);
     assertThat(a.promise(1)).isEqualTo(1);
-    assertThat(pool.posted()).isEqualTo(2 + HEADROOM);
+    assertThat(pool.posted()).as("a member's first grant is posted").isEqualTo(1 + HEADROOM);
+    assertThat(a.promise(2)).isEqualTo(2);
+    assertThat(pool.posted()).as("its other two reserve grants are backed, not posted").isEqualTo(1 + HEADROOM);
+    assertThat(a.promise(3)).isEqualTo(3);
+    assertThat(pool.posted()).as("elastic grants are posted, every one").isEqualTo(4 + HEADROOM);
+    assertThat(a.arrived(0)).as("within its grants").isTrue();
+    assertThat(pool.posted()).as("refilled at once: one less promised, the headroom kept").isEqualTo(3 + HEADROOM);
+    a.unpromise(3);
+    assertThat(pool.posted()).as("more posted than needed: nothing is taken back").isEqualTo(3 + HEADROOM);
     a.give(0);
-    assertThat(pool.posted()).as("the queue is full enough: the buffer goes to the slab").isEqualTo(2 + HEADROOM);
+    assertThat(pool.posted()).as("the queue is full enough: the buffer goes to the slab").isEqualTo(3 + HEADROOM);
     assertThat(pool.registeredBytes()).isEqualTo(16L * SIZE);
     a.leave();
     assertThat(pool.detach()).isTrue();
     assertThat(pdReleases).as("SRQ gone, nothing held: slab and PD lease go").hasValue(1);
+  }
+
+  @Test
+  void manyIdleMembersCostOneReceiveEachNotTheirWholeReserve() {
+    ReceivePool pool = pool(CAP);
+    java.util.List<ReceivePool.Member> members = new java.util.ArrayList<>();
+    int n = (CAP - HEADROOM) / ReceivePool.GUARANTEED; // as many as the capacity backs: 82
+    for (int i = 0; i < n; i++) {
+      ReceivePool.Member m = pool.join();
+      assertThat(m.promise(ReceivePool.GUARANTEED)).isEqualTo(ReceivePool.GUARANTEED);
+      members.add(m);
+    }
+    assertThat(pool.posted()).as("idle members with demand, each granted its reserve and one more")
+        .isEqualTo(n + HEADROOM);
+    assertThat(pool.registeredBytes()).as("what is posted is what is registered, in whole chunks of 16")
+        .isEqualTo((n + HEADROOM + 15) / 16 * 16L * SIZE)
+        .isLessThan((long) n * ReceivePool.GUARANTEED * SIZE / 2);
+    assertThatThrownBy(pool::join).as("capacity counts every member's whole guarantee, posted or not")
+        .isInstanceOf(ConnectionException.class);
+    members.forEach(ReceivePool.Member::leave);
+    pool.detach();
+    assertThat(pdReleases).hasValue(1);
   }
 
   @Test
@@ -77,11 +104,13 @@ class ReceivePoolTest {
     // 32 buffers: the headroom and both guarantees stay; a borrows the rest.
     int elastic = 32 - HEADROOM - 2 * ReceivePool.GUARANTEED;
     assertThat(a.promise(1000)).isEqualTo(ReceivePool.GUARANTEED + elastic);
-    assertThat(pool.posted()).as("every grant backed, plus the headroom").isEqualTo(ReceivePool.GUARANTEED + elastic + HEADROOM);
+    assertThat(pool.posted()).as("every grant but two of the reserve posted, plus the headroom")
+        .isEqualTo(1 + elastic + HEADROOM);
     assertThatThrownBy(pool::join).as("lent out: no guarantee for a third").isInstanceOf(ConnectionException.class);
     assertThat(b.promise(ReceivePool.GUARANTEED)).as("b's guarantee stays backed").isEqualTo(ReceivePool.GUARANTEED);
     assertThat(b.promise(1)).as("nothing beyond it is left").isZero();
-    assertThat(pool.posted()).as("the slab is all posted").isEqualTo(32);
+    assertThat(pool.posted()).as("the slab is all posted but each member's two unposted reserve grants")
+        .isEqualTo(32 - 2 * Protocol.RESERVE);
     a.unpromise(elastic);
     assertThat(b.promise(5)).as("a gave its elastic grants back").isEqualTo(5);
     a.leave();

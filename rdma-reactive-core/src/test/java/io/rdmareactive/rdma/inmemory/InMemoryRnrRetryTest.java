@@ -2,6 +2,7 @@ package io.rdmareactive.rdma.inmemory;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.rdmareactive.rdma.NativeCallException;
 import io.rdmareactive.rdma.conformance.Loopback;
@@ -14,7 +15,7 @@ import io.rdmareactive.rdma.verbs.QueuePairConnectOptions;
 import io.rdmareactive.rdma.verbs.QueuePairOptions;
 import io.rdmareactive.rdma.verbs.QueuePairState;
 import io.rdmareactive.rdma.verbs.QueuePairType;
-import io.rdmareactive.rdma.verbs.RdmaContext;
+import io.rdmareactive.rdma.verbs.RdmaResource;
 import io.rdmareactive.rdma.verbs.ReceiveRequest;
 import io.rdmareactive.rdma.verbs.SendRequest;
 import io.rdmareactive.rdma.verbs.SharedReceiveQueue;
@@ -28,10 +29,9 @@ import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.Deque;
 import java.util.List;
-import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -39,26 +39,10 @@ import org.junit.jupiter.api.Test;
  * finds no receive waits for one (the QP's later work requests behind it, in order) within its RNR
  * retries, and ends as rxe ends it when they run out or a QP goes away.
  */
-class InMemoryRnrRetryTest {
+class InMemoryRnrRetryTest extends InMemoryFabricTest {
   private static final int FOREVER = 7;
   /** Generous: waits here end as soon as their completions come. */
   private static final Duration WAIT = Duration.ofSeconds(10);
-
-  private final InMemoryProvider provider = InMemoryProvider.create("mem0");
-  private Map<String, Integer> before;
-  private RdmaContext context;
-
-  @BeforeEach
-  void open() {
-    before = provider.liveObjects();
-    context = provider.open("mem0");
-  }
-
-  @AfterEach
-  void closeAndCheck() {
-    context.close();
-    assertThat(provider.liveObjects()).as("nothing leaks").isEqualTo(before);
-  }
 
   /** The defaults with {@code rnrRetry} retries, against a responder whose min RNR timer is {@code minRnrTimer}. */
   private static QueuePairConnectOptions rnr(int rnrRetry, int minRnrTimer) {
@@ -73,6 +57,22 @@ class InMemoryRnrRetryTest {
 
   private static String get(MemorySegment m, long offset, int length) {
     return new String(m.asSlice(offset, length).toArray(ValueLayout.JAVA_BYTE), StandardCharsets.US_ASCII);
+  }
+
+  private static void assertOnly(List<WorkCompletion> wcs, long wrId, Status status) {
+    assertThat(wcs).singleElement().satisfies(w -> {
+      assertThat(w.wrId()).isEqualTo(wrId);
+      assertThat(w.status()).isEqualTo(status);
+    });
+  }
+
+  /** A loopback whose a has posted 8-byte sends {@code wrIds} to b, which has no receive: they wait for ever. */
+  private Loopback stalled(long... wrIds) {
+    Loopback l = new Loopback(context, 0, 4, false, rnr(FOREVER, 12));
+    for (long id : wrIds) {
+      l.a.postSend(new SendRequest().send(id, l.mr, 0, 8));
+    }
+    return l;
   }
 
   private static List<Long> ids(List<WorkCompletion> wcs) {
@@ -119,78 +119,83 @@ class InMemoryRnrRetryTest {
     }
   }
 
-  @Test
-  void sendersStalledOnASharedReceiveQueueGetItsReceivesOldestFirst() {
-    ProtectionDomain pd = context.allocateProtectionDomain();
-    CompletionQueue cq = context.createCompletionQueue(64, null);
-    SharedReceiveQueue srq = pd.createSharedReceiveQueue(SharedReceiveQueueOptions.of(8));
-    try (Arena arena = Arena.ofConfined()) {
-      MemorySegment memory = arena.allocate(8192, 64);
-      MemoryRegion mr = pd.registerMemory(memory, Access.remote());
-      QueuePair a1 = pd.createQueuePair(QueuePairOptions.reliable(cq, 4));
-      QueuePair a2 = pd.createQueuePair(QueuePairOptions.reliable(cq, 4));
-      QueuePair b1 = pd.createQueuePair(QueuePairOptions.reliable(cq, 4).withSharedReceiveQueue(srq));
-      QueuePair b2 = pd.createQueuePair(QueuePairOptions.reliable(cq, 4).withSharedReceiveQueue(srq));
-      QueuePairConnectOptions o = rnr(FOREVER, 1);
-      a1.connect(b1.localAddress(o), o);
-      b1.connect(a1.localAddress(o), o);
-      a2.connect(b2.localAddress(o), o);
-      b2.connect(a2.localAddress(o), o);
-      put(memory, 0, "from-a1");
-      put(memory, 16, "from-a2");
-      Loopback.Poller poller = new Loopback.Poller(cq);
-      a1.postSend(new SendRequest().send(1, mr, 0, 7));
-      a2.postSend(new SendRequest().send(2, mr, 16, 7));
-      a1.postSend(new SendRequest().send(3, mr, 0, 7));
+  /** A PD, a CQ, 8 KiB of registered memory, and what a test adds to them; closed in reverse. */
+  private final class Parts implements AutoCloseable {
+    final ProtectionDomain pd = context.allocateProtectionDomain();
+    final CompletionQueue cq = context.createCompletionQueue(64, null);
+    final Arena arena = Arena.ofConfined();
+    final MemorySegment memory = arena.allocate(8192, 64);
+    final MemoryRegion mr = pd.registerMemory(memory, Access.remote());
+    final Loopback.Poller poller = new Loopback.Poller(cq);
+    private final Deque<RdmaResource> added = new ArrayDeque<>();
 
-      srq.postReceive(new ReceiveRequest().set(20, mr, 4096, 64));
-      List<WorkCompletion> one = poller.pollAtLeast(2);
-      assertThat(ids(one)).as("a1 stalled first").containsExactly(20L, 1L);
-      assertThat(one.get(0).qpNumber()).isEqualTo(b1.qpNumber());
-      assertThat(get(memory, 4096, 7)).isEqualTo("from-a1");
+    <T extends RdmaResource> T add(T resource) {
+      added.push(resource);
+      return resource;
+    }
 
-      srq.postReceive(new ReceiveRequest().set(21, mr, 4160, 64));
-      srq.postReceive(new ReceiveRequest().set(22, mr, 4224, 64));
-      List<WorkCompletion> two = poller.pollAtLeast(4);
-      assertThat(ids(two)).as("a2 waited longer than a1's second send").containsExactly(21L, 2L, 22L, 3L);
-      assertThat(two.get(0).qpNumber()).isEqualTo(b2.qpNumber());
-      assertThat(two).allMatch(WorkCompletion::isSuccess);
-      assertThat(get(memory, 4160, 7)).isEqualTo("from-a2");
-      for (QueuePair qp : List.of(a1, a2, b1, b2)) {
-        qp.close();
+    /** Two QPs of {@code a} and {@code b}, connected to each other with {@code o}. */
+    QueuePair[] pair(QueuePairOptions a, QueuePairOptions b, QueuePairConnectOptions o) {
+      QueuePair qa = add(pd.createQueuePair(a));
+      QueuePair qb = add(pd.createQueuePair(b));
+      qa.connect(qb.localAddress(o), o);
+      qb.connect(qa.localAddress(o), o);
+      return new QueuePair[] {qa, qb};
+    }
+
+    @Override
+    public void close() {
+      while (!added.isEmpty()) {
+        added.pop().close();
       }
       mr.close();
-    } finally {
-      srq.close();
+      arena.close();
       cq.close();
       pd.close();
     }
   }
 
   @Test
+  void sendersStalledOnASharedReceiveQueueGetItsReceivesOldestFirst() {
+    try (Parts p = new Parts()) {
+      SharedReceiveQueue srq = p.add(p.pd.createSharedReceiveQueue(SharedReceiveQueueOptions.of(8)));
+      QueuePairOptions plain = QueuePairOptions.reliable(p.cq, 4);
+      QueuePair[] one = p.pair(plain, plain.withSharedReceiveQueue(srq), rnr(FOREVER, 1));
+      QueuePair[] two = p.pair(plain, plain.withSharedReceiveQueue(srq), rnr(FOREVER, 1));
+      put(p.memory, 0, "from-a1");
+      put(p.memory, 16, "from-a2");
+      one[0].postSend(new SendRequest().send(1, p.mr, 0, 7));
+      two[0].postSend(new SendRequest().send(2, p.mr, 16, 7));
+      one[0].postSend(new SendRequest().send(3, p.mr, 0, 7));
+
+      srq.postReceive(new ReceiveRequest().set(20, p.mr, 4096, 64));
+      List<WorkCompletion> first = p.poller.pollAtLeast(2);
+      assertThat(ids(first)).as("the first pair stalled first").containsExactly(20L, 1L);
+      assertThat(first.get(0).qpNumber()).isEqualTo(one[1].qpNumber());
+      assertThat(get(p.memory, 4096, 7)).isEqualTo("from-a1");
+
+      srq.postReceive(new ReceiveRequest().set(21, p.mr, 4160, 64));
+      srq.postReceive(new ReceiveRequest().set(22, p.mr, 4224, 64));
+      List<WorkCompletion> rest = p.poller.pollAtLeast(4);
+      assertThat(ids(rest)).as("the second pair waited longer than the first's second send")
+          .containsExactly(21L, 2L, 22L, 3L);
+      assertThat(rest.get(0).qpNumber()).isEqualTo(two[1].qpNumber());
+      assertThat(rest).allMatch(WorkCompletion::isSuccess);
+      assertThat(get(p.memory, 4160, 7)).isEqualTo("from-a2");
+    }
+  }
+
+  @Test
   void anInlineSendHeldBehindAStallCarriesItsBytesAsPosted() {
-    ProtectionDomain pd = context.allocateProtectionDomain();
-    CompletionQueue cq = context.createCompletionQueue(64, null);
-    try (Arena arena = Arena.ofConfined()) {
-      MemorySegment memory = arena.allocate(8192, 64);
-      MemoryRegion mr = pd.registerMemory(memory, Access.remote());
-      QueuePair a = pd.createQueuePair(QueuePairOptions.reliable(cq, 4).withMaxInlineData(64));
-      QueuePair b = pd.createQueuePair(QueuePairOptions.reliable(cq, 4));
-      QueuePairConnectOptions o = rnr(FOREVER, 1);
-      a.connect(b.localAddress(o), o);
-      b.connect(a.localAddress(o), o);
-      put(memory, 0, "as-posted");
-      a.postSend(new SendRequest().send(1, mr, 0, 9).flags(SendRequest.SIGNALED | SendRequest.INLINE));
-      put(memory, 0, "reused!!!"); // allowed once an inline send is posted
-      b.postReceive(new ReceiveRequest().set(9, mr, 4096, 64));
-      assertThat(ids(new Loopback.Poller(cq).pollAtLeast(2))).containsExactly(9L, 1L);
-      assertThat(get(memory, 4096, 9)).isEqualTo("as-posted");
-      a.close();
-      b.close();
-      mr.close();
-    } finally {
-      cq.close();
-      pd.close();
+    try (Parts p = new Parts()) {
+      QueuePair[] qp = p.pair(QueuePairOptions.reliable(p.cq, 4).withMaxInlineData(64),
+          QueuePairOptions.reliable(p.cq, 4), rnr(FOREVER, 1));
+      put(p.memory, 0, "as-posted");
+      qp[0].postSend(new SendRequest().send(1, p.mr, 0, 9).flags(SendRequest.SIGNALED | SendRequest.INLINE));
+      put(p.memory, 0, "reused!!!"); // allowed once an inline send is posted
+      qp[1].postReceive(new ReceiveRequest().set(9, p.mr, 4096, 64));
+      assertThat(ids(p.poller.pollAtLeast(2))).containsExactly(9L, 1L);
+      assertThat(get(p.memory, 4096, 9)).isEqualTo("as-posted");
     }
   }
 
@@ -208,10 +213,7 @@ class InMemoryRnrRetryTest {
       l.receiveOnB(10, 4096, 64);
       assertThat(l.pollAvailable(0)).as("no send is left to take the receive").isEmpty();
       l.b.toError();
-      assertThat(l.pollAtLeast(1)).singleElement().satisfies(w -> {
-        assertThat(w.wrId()).isEqualTo(10);
-        assertThat(w.status()).isEqualTo(Status.WR_FLUSH_ERR);
-      });
+      assertOnly(l.pollAtLeast(1), 10, Status.WR_FLUSH_ERR);
     }
   }
 
@@ -241,13 +243,10 @@ class InMemoryRnrRetryTest {
 
   @Test
   void aStalledSenderThatGoesToErrorFlushesEverythingItHeld() {
-    try (Loopback l = new Loopback(context, 0, 4, false, rnr(FOREVER, 12))) {
-      l.a.postSend(new SendRequest().send(1, l.mr, 0, 8));
-      l.a.postSend(new SendRequest().send(2, l.mr, 0, 8));
+    try (Loopback l = stalled(1, 2)) {
       l.a.toError();
-      List<WorkCompletion> wcs = l.pollAtLeast(2);
-      assertThat(ids(wcs)).containsExactly(1L, 2L);
-      assertThat(wcs).allMatch(w -> w.status() == Status.WR_FLUSH_ERR);
+      assertThat(l.pollAtLeast(2)).extracting(WorkCompletion::wrId, WorkCompletion::status)
+          .containsExactly(tuple(1L, Status.WR_FLUSH_ERR), tuple(2L, Status.WR_FLUSH_ERR));
       l.receiveOnB(10, 4096, 64);
       assertThat(l.pollAvailable(0)).as("the flushed sends no longer wait for it").isEmpty();
     }
@@ -255,9 +254,7 @@ class InMemoryRnrRetryTest {
 
   @Test
   void aStalledSenderThatIsDestroyedFlushesAndLeavesTheQueueItWaitedOn() {
-    try (Loopback l = new Loopback(context, 0, 4, false, rnr(FOREVER, 12))) {
-      l.a.postSend(new SendRequest().send(1, l.mr, 0, 8));
-      l.a.postSend(new SendRequest().send(2, l.mr, 0, 8));
+    try (Loopback l = stalled(1, 2)) {
       l.a.close();
       assertThat(l.pollAtLeast(2)).extracting(WorkCompletion::status)
           .containsExactly(Status.WR_FLUSH_ERR, Status.WR_FLUSH_ERR);
@@ -270,61 +267,38 @@ class InMemoryRnrRetryTest {
 
   @Test
   void aTargetThatGoesToErrorOrIsDestroyedFailsTheSendsWaitingForItWithRetryExcErr() {
-    try (Loopback l = new Loopback(context, 0, 4, false, rnr(FOREVER, 12))) {
-      l.a.postSend(new SendRequest().send(1, l.mr, 0, 8));
-      l.a.postSend(new SendRequest().send(2, l.mr, 0, 8));
+    try (Loopback l = stalled(1, 2)) {
       l.b.toError();
-      List<WorkCompletion> wcs = l.pollAtLeast(2);
-      assertThat(ids(wcs)).containsExactly(1L, 2L);
-      assertThat(wcs).extracting(WorkCompletion::status).containsExactly(Status.RETRY_EXC_ERR, Status.WR_FLUSH_ERR);
+      assertThat(l.pollAtLeast(2)).extracting(WorkCompletion::wrId, WorkCompletion::status)
+          .containsExactly(tuple(1L, Status.RETRY_EXC_ERR), tuple(2L, Status.WR_FLUSH_ERR));
       assertThat(l.a.state()).isEqualTo(QueuePairState.ERROR);
     }
-    try (Loopback l = new Loopback(context, 0, 4, false, rnr(FOREVER, 12))) {
-      l.a.postSend(new SendRequest().send(3, l.mr, 0, 8));
+    try (Loopback l = stalled(3)) {
       l.b.close();
-      assertThat(l.pollAtLeast(1)).singleElement().satisfies(w -> {
-        assertThat(w.wrId()).isEqualTo(3);
-        assertThat(w.status()).isEqualTo(Status.RETRY_EXC_ERR);
-      });
+      assertOnly(l.pollAtLeast(1), 3, Status.RETRY_EXC_ERR);
     }
   }
 
   @Test
   void xrcSendsStallOnTheTargetSrqAndFailWhenItIsDestroyed() {
-    ProtectionDomain pd = context.allocateProtectionDomain();
-    CompletionQueue cq = context.createCompletionQueue(64, null);
-    XrcDomain xrcd = context.openXrcDomain(XrcDomainOptions.privateDomain());
-    try (Arena arena = Arena.ofConfined()) {
-      MemorySegment memory = arena.allocate(8192, 64);
-      MemoryRegion mr = pd.registerMemory(memory, Access.remote());
-      SharedReceiveQueue srq = xrcd.createSharedReceiveQueue(pd, cq, SharedReceiveQueueOptions.of(8));
-      QueuePair target = xrcd.createReceiveQueuePair();
-      QueuePair sender = pd.createQueuePair(QueuePairOptions.reliable(cq, 8).withType(QueuePairType.XRC_SEND));
+    try (Parts p = new Parts()) {
+      XrcDomain xrcd = p.add(context.openXrcDomain(XrcDomainOptions.privateDomain()));
+      SharedReceiveQueue srq = p.add(xrcd.createSharedReceiveQueue(p.pd, p.cq, SharedReceiveQueueOptions.of(8)));
+      QueuePair target = p.add(xrcd.createReceiveQueuePair());
+      QueuePair sender = p.add(p.pd.createQueuePair(QueuePairOptions.reliable(p.cq, 8).withType(QueuePairType.XRC_SEND)));
       QueuePairConnectOptions o = rnr(FOREVER, 1);
       target.connect(sender.localAddress(o), o);
       sender.connect(target.localAddress(o), o);
-      put(memory, 0, "over-xrc");
-      Loopback.Poller poller = new Loopback.Poller(cq);
-      sender.postSend(new SendRequest().send(1, mr, 0, 8).remoteSrqNumber(srq.srqNumber()));
-      sender.postSend(new SendRequest().send(2, mr, 0, 8).remoteSrqNumber(srq.srqNumber()));
-      assertThat(poller.pollAtLeast(0)).isEmpty();
-      srq.postReceive(new ReceiveRequest().set(55, mr, 4096, 64));
-      assertThat(ids(poller.pollAtLeast(2))).containsExactly(55L, 1L);
-      assertThat(get(memory, 4096, 8)).isEqualTo("over-xrc");
-      srq.close(); // send 2 still waits on it
-      List<WorkCompletion> failed = poller.pollAtLeast(1);
-      assertThat(failed).singleElement().satisfies(w -> {
-        assertThat(w.wrId()).isEqualTo(2);
-        assertThat(w.status()).isEqualTo(Status.REM_INV_REQ_ERR);
-      });
+      put(p.memory, 0, "over-xrc");
+      sender.postSend(new SendRequest().send(1, p.mr, 0, 8).remoteSrqNumber(srq.srqNumber()));
+      sender.postSend(new SendRequest().send(2, p.mr, 0, 8).remoteSrqNumber(srq.srqNumber()));
+      assertThat(p.poller.pollAtLeast(0)).isEmpty();
+      srq.postReceive(new ReceiveRequest().set(55, p.mr, 4096, 64));
+      assertThat(ids(p.poller.pollAtLeast(2))).containsExactly(55L, 1L);
+      assertThat(get(p.memory, 4096, 8)).isEqualTo("over-xrc");
+      srq.close(); // send 2 still waits on it: its number now names nothing
+      assertOnly(p.poller.pollAtLeast(1), 2, Status.REM_INV_REQ_ERR);
       assertThat(sender.state()).isEqualTo(QueuePairState.ERROR);
-      sender.close();
-      target.close();
-      mr.close();
-    } finally {
-      xrcd.close();
-      cq.close();
-      pd.close();
     }
   }
 }

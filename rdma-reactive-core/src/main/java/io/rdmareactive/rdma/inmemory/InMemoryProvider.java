@@ -22,11 +22,23 @@ import java.util.Map;
  * domains and parent domains (like rxe), whose calls fail with
  * {@link io.rdmareactive.rdma.UnsupportedByDeviceException} (EOPNOTSUPP).
  *
+ * <p>RNR is retried as on an RC QP: a SEND, SEND_WITH_IMM or RDMA_WRITE_WITH_IMM that finds no
+ * receive posted (the QP's own, or its SRQ's) waits, and the QP's later work requests wait behind
+ * it in order, each holding its send-queue slot; posting a receive there delivers the waiting
+ * senders, oldest first, on the poster's thread, and their completions follow as if delivered at
+ * posting. With RNR retry 0 the send fails at once with {@code RNR_RETRY_EXC_ERR}; with 1 to 6
+ * it fails so once the retries times the responder's min RNR timer have passed (one daemon timer
+ * thread for the process; RDMA CM connections get the kernel CM's timer 0, 655.36 ms, and each
+ * side the other's retry count); with 7 it waits until a receive comes. A waiting sender that
+ * goes to ERROR or is destroyed flushes what it holds ({@code WR_FLUSH_ERR}); a target QP that
+ * does fails the senders waiting for it with {@code RETRY_EXC_ERR} (it no longer answers), and a
+ * destroyed XRC SRQ with {@code REM_INV_REQ_ERR} (its number names nothing).
+ *
  * <p>Simplifications, against a real RC transport: delivery is synchronous inside
- * {@code postSend}; a send that finds no posted receive completes at once with
- * {@code RNR_RETRY_EXC_ERR} whatever the RNR retry count (there is no retry), and any error
- * completion moves the QP to ERROR; a send-queue slot is held from posting until its completion
- * is polled (unsignaled sends free theirs at once); UD is not implemented.
+ * {@code postSend} (or, after an RNR wait, inside the receive's post); any error completion moves
+ * the QP to ERROR; destroying a QP flushes its waiting sends into its CQ; a send-queue slot is
+ * held from posting until its completion is polled (unsignaled sends free theirs at once); UD is
+ * not implemented.
  */
 public final class InMemoryProvider implements RdmaProvider {
   /** The provider's name, as {@code rdma.provider} selects it. */

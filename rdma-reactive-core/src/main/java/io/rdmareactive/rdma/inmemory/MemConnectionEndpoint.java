@@ -106,14 +106,24 @@ final class MemConnectionEndpoint extends AbstractEndpoint {
     });
   }
 
-  /** Called by the request with its lock held: both QPs to RTS, then the peers know each other. */
+  /**
+   * Called by the request with its lock held: both QPs to RTS, then the peers know each other. As
+   * the kernel CM does, each QP takes the RNR retry count the other side sent (the initiator's in
+   * its REQ, the acceptor's in its REP) and a min RNR timer of 0 (655.36 ms).
+   */
   private static void pair(MemConnectionEndpoint active, MemConnectionEndpoint passive) {
-    QueuePairConnectOptions o = QueuePairConnectOptions.defaults();
-    active.queuePair().connect(passive.queuePair().localAddress(o), o);
-    passive.queuePair().connect(active.queuePair().localAddress(o), o);
+    active.queuePair().connect(passive.queuePair().localAddress(cm(0)), cm(passive.options.rnrRetry()));
+    passive.queuePair().connect(active.queuePair().localAddress(cm(0)), cm(active.options.rnrRetry()));
     active.remotePrivateData(passive.options.privateData());
     active.peer = passive;
     passive.peer = active;
+  }
+
+  /** The attributes the RDMA CM gives a connected QP: the defaults, {@code rnrRetry}, min RNR timer 0. */
+  private static QueuePairConnectOptions cm(int rnrRetry) {
+    QueuePairConnectOptions d = QueuePairConnectOptions.defaults();
+    return new QueuePairConnectOptions(d.portNumber(), d.gidIndex(), d.pathMtu(), d.remoteAccess(), d.timeout(),
+        d.retryCount(), rnrRetry, 0, d.maxReadAtomic(), d.localPacketSequenceNumber());
   }
 
   @Override

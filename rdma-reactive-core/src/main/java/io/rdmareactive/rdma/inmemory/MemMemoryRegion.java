@@ -71,4 +71,28 @@ final class MemMemoryRegion extends AbstractMemoryRegion {
   protected String closeFunction() {
     return "ibv_dereg_mr";
   }
+
+  /** Gathers {@code src} in order and scatters it over {@code dst}, up to the shorter total. */
+  static void copy(MemorySegment[] src, MemorySegment[] dst) {
+    int si = 0;
+    int di = 0;
+    long so = 0;
+    long dof = 0;
+    while (si < src.length && di < dst.length) {
+      long n = Math.min(src[si].byteSize() - so, dst[di].byteSize() - dof);
+      if (n > 0) {
+        MemorySegment.copy(src[si], so, dst[di], dof, n);
+      }
+      so += n;
+      dof += n;
+      if (so == src[si].byteSize()) {
+        si++;
+        so = 0;
+      }
+      if (dof == dst[di].byteSize()) {
+        di++;
+        dof = 0;
+      }
+    }
+  }
 }

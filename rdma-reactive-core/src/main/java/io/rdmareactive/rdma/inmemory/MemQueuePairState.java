@@ -2,11 +2,9 @@ package io.rdmareactive.rdma.inmemory;
 
 import static io.rdmareactive.rdma.NativeCallException.EINVAL;
 import static io.rdmareactive.rdma.NativeCallException.ENOMEM;
-import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.LOC_LEN_ERR;
 import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.LOC_PROT_ERR;
 import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.REM_ACCESS_ERR;
 import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.REM_INV_REQ_ERR;
-import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.REM_OP_ERR;
 import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.RETRY_EXC_ERR;
 import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.RNR_RETRY_EXC_ERR;
 import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.SUCCESS;
@@ -22,12 +20,14 @@ import io.rdmareactive.rdma.verbs.ScatterGatherList;
 import io.rdmareactive.rdma.verbs.SendRequest;
 import io.rdmareactive.rdma.verbs.WorkCompletion;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayDeque;
+import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
  * A queue pair's state and its share of the wire: posting a send delivers it into the peer's
- * receive queue, memory and CQ at once, under fabric.lock.
+ * receive queue, memory and CQ at once, under fabric.lock; a SEND that finds no receive posted
+ * waits there (RNR, with this QP's later work requests behind it: {@link SendBacklog}) until one
+ * is, or its RNR retries run out.
  */
 final class MemQueuePairState {
   final int qpn;
@@ -51,8 +51,15 @@ final class MemQueuePairState {
   QueuePairState state = QueuePairState.RESET;
   private int remoteQpn = -1;
   private int remoteAccess;
-  private final ArrayDeque<PostedReceive> receives = new ArrayDeque<>();
+  private int rnrRetry;
+  /** The responder's minimum RNR NAK timer (IB encoding): how long a sender stalled on this QP waits per retry. */
+  private int minRnrTimer;
+  final MemReceiveQueue receives;
+  private final SendBacklog backlog = new SendBacklog(this);
   private int transferred;
+  /** Where the last execute found no receive: the queue and its QP (scratch, like transferred). */
+  private @Nullable MemReceiveQueue stalledOn;
+  private @Nullable MemQueuePairState stalledTarget;
   /**
    * Unsignaled sends that completed successfully since the last send completion: each holds its
    * slot until the next send completion of this QP (signaled, failed or flushed) is polled.
@@ -80,6 +87,7 @@ final class MemQueuePairState {
     this.signalAll = signalAll;
     this.sendSlots = new MemWorkCompletion.Slots(maxSend);
     this.recvSlots = new MemWorkCompletion.Slots(maxReceive);
+    this.receives = new MemReceiveQueue(fabric, recvSlots, scope);
   }
 
   QueuePairState state() {
@@ -99,6 +107,10 @@ final class MemQueuePairState {
       throw Fabric.failure("ibv_modify_qp", EINVAL, "GID index " + options.gidIndex() + " is outside the table of "
           + MemContext.GID_TABLE_LENGTH);
     }
+    if (options.rnrRetry() < 0 || options.rnrRetry() > RnrTimer.FOREVER || !RnrTimer.validTimer(options.minRnrTimer())) {
+      throw Fabric.failure("ibv_modify_qp", EINVAL, "RNR retry " + options.rnrRetry() + " (0..7) or min RNR timer "
+          + options.minRnrTimer() + " (0..31) out of range");
+    }
     synchronized (fabric.lock) {
       if (state != QueuePairState.RESET && state != QueuePairState.INIT) {
         throw Fabric.failure("ibv_modify_qp", EINVAL, "QP " + qpn + " is in state " + state
@@ -106,6 +118,8 @@ final class MemQueuePairState {
       }
       remoteQpn = remote.qpNumber();
       remoteAccess = Access.mask(options.remoteAccess());
+      rnrRetry = options.rnrRetry();
+      minRnrTimer = options.minRnrTimer();
       state = type == QueuePairType.XRC_RECV ? QueuePairState.RTR : QueuePairState.RTS;
     }
   }
@@ -125,15 +139,49 @@ final class MemQueuePairState {
     }
   }
 
-  private void toErrorLocked() {
+  void toErrorLocked() {
     if (state == QueuePairState.ERROR) {
       return;
     }
     state = QueuePairState.ERROR;
+    backlog.flush();
     PostedReceive w;
     while ((w = receives.poll()) != null) {
       recvCq.add(new MemWorkCompletion(w.wrId(), WR_FLUSH_ERR, WorkCompletion.Opcode.RECV, 0, 0, false, qpn, 0, false, recvSlots));
     }
+    failInbound();
+  }
+
+  /**
+   * Senders stalled on their way here will get no receive from this QP (gone, or not ready):
+   * their transport retries run out, as they would against a QP that no longer answers.
+   */
+  private void failInbound() {
+    if (type == QueuePairType.XRC_RECV) {
+      for (MemSharedReceiveQueue s : List.copyOf(fabric.xrcSrqs.values())) {
+        if (s.xrcd == xrcd) {
+          s.receives.failStalled(this, RETRY_EXC_ERR);
+        }
+      }
+    } else {
+      (srq != null ? srq.receives : receives).failStalled(this, RETRY_EXC_ERR);
+    }
+  }
+
+  /**
+   * The head waits on the queue the last execute found empty, within this QP's RNR retries; with
+   * none, returns RNR_RETRY_EXC_ERR instead (and null when it waits). Holds fabric.lock.
+   */
+  WorkCompletion.@Nullable Status stall() {
+    MemQueuePairState t = stalledTarget;
+    MemReceiveQueue queue = stalledOn;
+    stalledTarget = null; // a scratch field must not keep a QP that goes away
+    stalledOn = null;
+    if (rnrRetry == 0) {
+      return RNR_RETRY_EXC_ERR;
+    }
+    backlog.stall(queue, t, rnrRetry == RnrTimer.FOREVER ? -1 : RnrTimer.budgetNanos(rnrRetry, t.minRnrTimer));
+    return null;
   }
 
   void postReceive(ReceiveRequest request) {
@@ -160,7 +208,7 @@ final class MemQueuePairState {
       if (state == QueuePairState.ERROR) {
         recvCq.add(new MemWorkCompletion(w.wrId(), WR_FLUSH_ERR, WorkCompletion.Opcode.RECV, 0, 0, false, qpn, 0, false, recvSlots));
       } else {
-        receives.add(w);
+        receives.post(w);
       }
     }
   }
@@ -206,20 +254,40 @@ final class MemQueuePairState {
         completeSend(request.wrId(), WR_FLUSH_ERR, opcode, 0);
         return;
       }
-      WorkCompletion.Status status = execute(request);
-      if (status != SUCCESS) {
-        completeSend(request.wrId(), status, opcode, 0);
-        toErrorLocked();
-      } else if (signalAll || request.isSignaled()) {
-        completeSend(request.wrId(), SUCCESS, opcode, transferred);
-      } else {
+      if (!backlog.isEmpty()) { // RC: it waits behind the stalled send, holding its slot
         sendSlots.used++;
-        silentSends++;
+        backlog.add(request, opcode);
+        return;
       }
+      WorkCompletion.Status status = execute(request, null);
+      if (status == null) { // no receive posted: RNR
+        if (rnrRetry > 0) {
+          sendSlots.used++;
+          backlog.add(request, opcode);
+        }
+        status = stall();
+        if (status == null) {
+          return;
+        }
+      }
+      finish(request, opcode, status);
     }
   }
 
-  private void completeSend(long wrId, WorkCompletion.Status status, WorkCompletion.Opcode opcode, int length) {
+  /** Completes an executed work request as its flags say; a failure moves the QP to ERROR. Holds fabric.lock. */
+  void finish(SendRequest request, WorkCompletion.Opcode opcode, WorkCompletion.Status status) {
+    if (status != SUCCESS) {
+      completeSend(request.wrId(), status, opcode, 0);
+      toErrorLocked();
+    } else if (signalAll || request.isSignaled()) {
+      completeSend(request.wrId(), SUCCESS, opcode, transferred);
+    } else {
+      sendSlots.used++;
+      silentSends++;
+    }
+  }
+
+  void completeSend(long wrId, WorkCompletion.Status status, WorkCompletion.Opcode opcode, int length) {
     sendSlots.used++;
     MemWorkCompletion c = new MemWorkCompletion(wrId, status, opcode, length, 0, false, qpn, 0, false, sendSlots);
     c.heldSlots += silentSends;
@@ -227,8 +295,12 @@ final class MemQueuePairState {
     sendCq.add(c);
   }
 
-  /** Carries out a send against the peer; returns the sender's completion status. Holds fabric.lock. */
-  private WorkCompletion.Status execute(SendRequest r) {
+  /**
+   * Carries out a send against the peer; returns the sender's completion status, or null when it
+   * found no receive posted (stalledOn says where). {@code inline}: a held inline send's bytes.
+   * Holds fabric.lock.
+   */
+  WorkCompletion.@Nullable Status execute(SendRequest r, @Nullable MemorySegment inline) {
     // The window operations are local: no peer takes part, none need be there.
     if (r.opcode() == SendRequest.Opcode.BIND_MW) {
       transferred = 0;
@@ -240,8 +312,11 @@ final class MemQueuePairState {
     }
     ScatterGatherList sgl = r.scatterGather();
     boolean read = r.opcode() == SendRequest.Opcode.RDMA_READ;
-    MemorySegment[] local = new MemorySegment[sgl.count()];
-    for (int i = 0; i < local.length; i++) {
+    MemorySegment[] local = new MemorySegment[inline != null ? 1 : sgl.count()];
+    if (inline != null) {
+      local[0] = inline;
+    }
+    for (int i = 0; inline == null && i < local.length; i++) {
       local[i] = MemMemoryRegion.resolve(fabric, sgl.localKey(i), sgl.address(i), sgl.length(i), scope,
           read ? Access.LOCAL_WRITE : null);
       if (local[i] == null) {
@@ -264,7 +339,7 @@ final class MemQueuePairState {
           t.toErrorLocked();
           return REM_ACCESS_ERR;
         }
-        copy(new MemorySegment[] {remote}, local);
+        MemMemoryRegion.copy(new MemorySegment[] {remote}, local);
         return SUCCESS;
       }
       case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> {
@@ -277,7 +352,7 @@ final class MemQueuePairState {
           return REM_ACCESS_ERR;
         }
         if (r.opcode() == SendRequest.Opcode.RDMA_WRITE) {
-          copy(local, new MemorySegment[] {remote});
+          MemMemoryRegion.copy(local, new MemorySegment[] {remote});
           return SUCCESS;
         }
         return deliver(t, r, local, remote);
@@ -294,94 +369,36 @@ final class MemQueuePairState {
     return m != null ? m : MemMemoryWindow.resolve(fabric, rkey, address, length, t, needed);
   }
 
-  /** A send, or the receive-consuming part of a write with immediate. Holds fabric.lock. */
-  private WorkCompletion.Status deliver(MemQueuePairState t, SendRequest r, MemorySegment[] local,
+  /** A send, or the receive-consuming part of a write with immediate; null: no receive posted. Holds fabric.lock. */
+  private WorkCompletion.@Nullable Status deliver(MemQueuePairState t, SendRequest r, MemorySegment[] local,
       @Nullable MemorySegment writeTarget) {
-    ArrayDeque<PostedReceive> queue;
-    MemWorkCompletion.Slots slots;
+    MemReceiveQueue queue;
     MemCompletionQueue cq;
-    MemProtectionDomain rscope;
     if (type == QueuePairType.XRC_SEND) {
       MemSharedReceiveQueue s = fabric.xrcSrqs.get(r.remoteSrqNumber());
       if (s == null || s.xrcd != t.xrcd) {
         return REM_INV_REQ_ERR;
       }
       queue = s.receives;
-      slots = s.slots;
       cq = s.cq;
-      rscope = s.scope;
-    } else if (t.srq != null) {
-      queue = t.srq.receives;
-      slots = t.srq.slots;
-      cq = t.recvCq;
-      rscope = t.srq.scope;
     } else {
-      queue = t.receives;
-      slots = t.recvSlots;
+      queue = t.srq != null ? t.srq.receives : t.receives;
       cq = t.recvCq;
-      rscope = t.scope;
     }
-    PostedReceive w = queue.poll();
-    if (w == null) {
-      // No retry here: RNR retries are not modelled, whatever the count (see InMemoryProvider).
-      return RNR_RETRY_EXC_ERR;
+    WorkCompletion.Status status = queue.land(t, cq, qpn, r, local, transferred, writeTarget);
+    if (status == null) {
+      stalledOn = queue; // the responder would answer RNR NAK: postSend decides whether to retry
+      stalledTarget = t;
     }
-    boolean imm = r.opcode().hasImmediate();
-    boolean solicited = (r.flags() & SendRequest.SOLICITED) != 0;
-    if (writeTarget != null) {
-      copy(local, new MemorySegment[] {writeTarget});
-      cq.add(new MemWorkCompletion(w.wrId(), SUCCESS, WorkCompletion.Opcode.RECV_RDMA_WITH_IMM, transferred, r.immediateData(), true,
-          t.qpn, qpn, solicited, slots));
-      return SUCCESS;
-    }
-    if (transferred > w.capacity()) {
-      cq.add(new MemWorkCompletion(w.wrId(), LOC_LEN_ERR, WorkCompletion.Opcode.RECV, 0, 0, false, t.qpn, qpn, solicited, slots));
-      t.toErrorLocked();
-      return REM_INV_REQ_ERR;
-    }
-    MemorySegment[] dst = new MemorySegment[w.addresses().length];
-    for (int i = 0; i < dst.length; i++) {
-      dst[i] = MemMemoryRegion.resolve(fabric, w.keys()[i], w.addresses()[i], w.lengths()[i], rscope, Access.LOCAL_WRITE);
-      if (dst[i] == null) {
-        cq.add(new MemWorkCompletion(w.wrId(), LOC_PROT_ERR, WorkCompletion.Opcode.RECV, 0, 0, false, t.qpn, qpn, solicited, slots));
-        t.toErrorLocked();
-        return REM_OP_ERR;
-      }
-    }
-    copy(local, dst);
-    cq.add(new MemWorkCompletion(w.wrId(), SUCCESS, WorkCompletion.Opcode.RECV, transferred, imm ? r.immediateData() : 0, imm,
-        t.qpn, qpn, solicited, slots));
-    return SUCCESS;
-  }
-
-  /** Gathers {@code src} in order and scatters it over {@code dst}, up to the shorter total. */
-  private static void copy(MemorySegment[] src, MemorySegment[] dst) {
-    int si = 0;
-    int di = 0;
-    long so = 0;
-    long dof = 0;
-    while (si < src.length && di < dst.length) {
-      long n = Math.min(src[si].byteSize() - so, dst[di].byteSize() - dof);
-      if (n > 0) {
-        MemorySegment.copy(src[si], so, dst[di], dof, n);
-      }
-      so += n;
-      dof += n;
-      if (so == src[si].byteSize()) {
-        si++;
-        so = 0;
-      }
-      if (dof == dst[di].byteSize()) {
-        di++;
-        dof = 0;
-      }
-    }
+    return status;
   }
 
   /** Unregisters from the fabric once its last handle closes. Holds fabric.lock. */
   void destroyLocked() {
     fabric.queuePairs.remove(qpn);
     state = QueuePairState.ERROR;
+    backlog.flush();
     receives.clear();
+    failInbound();
   }
 }

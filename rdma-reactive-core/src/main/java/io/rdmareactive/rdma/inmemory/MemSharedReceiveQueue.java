@@ -7,7 +7,7 @@ import io.rdmareactive.rdma.spi.AbstractRdmaResource;
 import io.rdmareactive.rdma.verbs.ReceiveRequest;
 import io.rdmareactive.rdma.verbs.SharedReceiveQueue;
 import io.rdmareactive.rdma.verbs.SharedReceiveQueueOptions;
-import java.util.ArrayDeque;
+import io.rdmareactive.rdma.verbs.WorkCompletion;
 import org.jspecify.annotations.Nullable;
 
 final class MemSharedReceiveQueue extends AbstractRdmaResource implements SharedReceiveQueue {
@@ -21,7 +21,7 @@ final class MemSharedReceiveQueue extends AbstractRdmaResource implements Shared
   final @Nullable MemCompletionQueue cq;
   final @Nullable MemXrcDomainState xrcd;
   final MemWorkCompletion.Slots slots;
-  final ArrayDeque<PostedReceive> receives = new ArrayDeque<>(); // guarded by fabric.lock
+  final MemReceiveQueue receives; // guarded by fabric.lock
 
   private MemSharedReceiveQueue(AbstractRdmaResource parent, MemProtectionDomain pd, SharedReceiveQueueOptions options,
       int srqNumber, @Nullable MemCompletionQueue cq, @Nullable MemXrcDomainState xrcd) {
@@ -35,6 +35,7 @@ final class MemSharedReceiveQueue extends AbstractRdmaResource implements Shared
     this.cq = cq;
     this.xrcd = xrcd;
     this.slots = new MemWorkCompletion.Slots(options.maxWorkRequests());
+    this.receives = new MemReceiveQueue(fabric, slots, scope);
   }
 
   private static void check(SharedReceiveQueueOptions options) {
@@ -116,7 +117,7 @@ final class MemSharedReceiveQueue extends AbstractRdmaResource implements Shared
             + " of " + slots.capacity + " work requests outstanding (posted or completed but not polled)");
       }
       slots.used++;
-      receives.add(w);
+      receives.post(w);
     }
   }
 
@@ -124,6 +125,9 @@ final class MemSharedReceiveQueue extends AbstractRdmaResource implements Shared
   protected void release() {
     synchronized (fabric.lock) {
       receives.clear();
+      // Only XRC senders can still wait here (a plain SRQ outlives its QPs, whose end fails theirs):
+      // their SRQ number now names nothing, which the responder answers as an invalid request.
+      receives.failStalled(null, WorkCompletion.Status.REM_INV_REQ_ERR);
       if (cq != null) {
         fabric.xrcSrqs.remove(srqNumber);
         cq.uncommit(maxWorkRequests);

@@ -34,30 +34,12 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import reactor.test.StepVerifier;
 
 /** In-memory specifics: configuration, counters, overflow, events, XRC sharing across contexts. */
-class InMemoryProviderTest {
-  private final InMemoryProvider provider = InMemoryProvider.create("mem0");
-  private Map<String, Integer> before;
-  private RdmaContext context;
-
-  @BeforeEach
-  void open() {
-    before = provider.liveObjects();
-    context = provider.open("mem0");
-  }
-
-  @AfterEach
-  void closeAndCheck() {
-    context.close();
-    assertThat(provider.liveObjects()).isEqualTo(before);
-  }
-
+class InMemoryProviderTest extends InMemoryFabricTest {
   @Test
   void privateFabricsSeeNeitherEachOthersObjectsNorListeners() {
     InMemoryProvider other = InMemoryProvider.create("mem0");

@@ -150,9 +150,7 @@ public abstract class CloseConformance extends TransportSuite {
    * connection waits for those sends within a long close timeout; then the peer disconnects. The
    * pending sends fail with {@code RESET}, as for any disconnect by the peer, not with the close
    * timeout's {@code TIMED_OUT} (whose branch is also the one that logs the timeout warning), and
-   * the dispose ends without waiting for the timeout. In memory, which has no RNR retry, the SEND
-   * fails by its completion instead; that completion was still unread when the dispose began in
-   * every run seen, so the same path is taken there too.
+   * the dispose ends without waiting for the timeout.
    */
   @Test
   void aPeersDisconnectDuringADisposeFailsPendingSendsWithResetNotTimedOut() {

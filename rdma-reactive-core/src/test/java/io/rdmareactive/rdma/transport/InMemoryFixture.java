@@ -30,6 +30,12 @@ public final class InMemoryFixture implements TransportFixture {
     return new InMemoryProvider().createdObjects().getOrDefault("passive-endpoint", 0L);
   }
 
+  /** The in-memory RC QP retries RNR as rxe does (see InMemoryProvider's simplifications). */
+  @Override
+  public boolean retriesReceiverNotReady() {
+    return true;
+  }
+
   @Override
   public int scaleConnections() {
     return 10_000;

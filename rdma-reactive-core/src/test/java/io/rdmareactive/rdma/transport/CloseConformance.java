@@ -145,8 +145,9 @@ public abstract class CloseConformance extends TransportSuite {
   }
 
   /**
-   * A server sends to a peer that promises buffers and never posts a receive (RNR retries
-   * forever, so on a device its sends stay unacknowledged); the server is disposed, and its
+   * A server sends to a peer that promises buffers and never posts a receive (its QP retries RNR:
+   * the rogue's count, which the CM applies to both QPs, times the kernel CM's 655 ms timer, so
+   * its sends stay unacknowledged for seconds, on a device and in memory); the server is disposed, and its
    * connection waits for those sends within a long close timeout; then the peer disconnects. The
    * pending sends fail with {@code RESET}, as for any disconnect by the peer, not with the close
    * timeout's {@code TIMED_OUT} (whose branch is also the one that logs the timeout warning), and

@@ -72,6 +72,15 @@ final class LoopReceiveQueues {
     return n;
   }
 
+  /** Receives the pools whose SRQ is alive have posted now, in all. */
+  synchronized long posted() {
+    long n = 0;
+    for (ReceivePool p : byKey.values()) {
+      n += p.posted();
+    }
+    return n;
+  }
+
   /** Pools whose SRQ is alive now. */
   synchronized int size() {
     return byKey.size();

@@ -274,6 +274,15 @@ public final class RdmaLoopResources implements Disposable {
     return receiveQueues.refills();
   }
 
+  /**
+   * Receives posted now on the shared receive queues alive, all together: their depth. Idle, about
+   * one per connection plus each queue's headroom (a connection's other reserve grants are backed,
+   * not posted); a streaming connection adds the grants it lent.
+   */
+  public long receiveQueueDepth() {
+    return receiveQueues.posted();
+  }
+
   /** Shared receive queues alive now (one per loop, device and buffer size in use). */
   public int sharedReceiveQueueCount() {
     return receiveQueues.size();

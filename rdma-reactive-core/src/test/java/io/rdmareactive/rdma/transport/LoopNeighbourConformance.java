@@ -42,6 +42,11 @@ public abstract class LoopNeighbourConformance extends TransportSuite {
       // Every connection the server serves is on its one loop: one receive queue for them all.
       assertThat(loops.sharedReceiveQueueCount()).as("the server loop's shared receive queues")
           .isEqualTo(SHARED_RECEIVE_QUEUE ? 1 : 0);
+      if (SHARED_RECEIVE_QUEUE) {
+        // Its depth: one receive per connection it serves and the headroom, plus the grants lent.
+        assertThat(loops.receiveQueueDepth()).as("receives posted on the loop's SRQ")
+            .isGreaterThanOrEqualTo(served.size());
+      }
       System.out.printf("neighbours (%s, shared receive queue %s): %d served connections on one loop; live verbs"
           + " objects of the process (both sides) %s%n", fixture().provider(), SHARED_RECEIVE_QUEUE, served.size(),
           fixture().liveResources());

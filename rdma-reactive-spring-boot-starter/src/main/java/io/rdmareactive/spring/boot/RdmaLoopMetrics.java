@@ -39,6 +39,8 @@ public class RdmaLoopMetrics implements MeterBinder {
         .description("Memory registered (pinned) by the loops' send pools").register(registry);
     Gauge.builder("rdma.loop.receive.queues", this, m -> m.read(RdmaLoopResources::sharedReceiveQueueCount))
         .description("Shared receive queues alive (one per loop, device and buffer size in use)").register(registry);
+    Gauge.builder("rdma.loop.receive.posted", this, m -> m.read(RdmaLoopResources::receiveQueueDepth))
+        .description("Receives posted on the shared receive queues alive: their depth").register(registry);
     FunctionCounter.builder("rdma.loop.receive.refills", this, m -> m.read(RdmaLoopResources::receiveQueueRefills))
         .description("Receives posted to refill the shared receive queues alive").register(registry);
   }

@@ -254,6 +254,8 @@ class RdmaAutoConfigurationTest {
                     .as("the loops' receive slabs").isPositive();
                 assertThat(registry.get("rdma.loop.receive.queues").gauge().value()).isPositive();
                 assertThat(registry.get("rdma.loop.receive.refills").functionCounter().count()).isPositive();
+                assertThat(registry.get("rdma.loop.receive.posted").gauge().value())
+                    .as("receives posted on the loops' SRQs: both connection ends' and the headroom").isPositive();
               });
           // Closing the client context closed its connection.
           StepVerifier.create(client[0].onDispose()).expectComplete().verify(WAIT);

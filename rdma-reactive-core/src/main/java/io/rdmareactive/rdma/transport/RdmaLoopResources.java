@@ -12,8 +12,6 @@ import io.rdmareactive.rdma.verbs.IdleStrategy;
 import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.HashMap;
-import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -68,7 +66,7 @@ public final class RdmaLoopResources implements Disposable {
   private static volatile @Nullable RdmaLoopResources shared;
 
   private final String prefix;
-  private final Loop[] loops; // empty for thread-per-connection
+  private final LoopChannels[] loops; // empty for thread-per-connection
   private final boolean perConnection;
   private final @Nullable Duration pollBudget; // null: busy-poll
   private final @Nullable IdleStrategy idleStrategy;
@@ -87,9 +85,9 @@ public final class RdmaLoopResources implements Disposable {
       @Nullable IdleStrategy idleStrategy, CompletionStreamOptions streamOptions) {
     this.prefix = Objects.requireNonNull(prefix, "prefix");
     this.perConnection = perConnection;
-    this.loops = new Loop[loopCount];
+    this.loops = new LoopChannels[loopCount];
     for (int i = 0; i < loopCount; i++) {
-      loops[i] = new Loop(prefix + "-" + (i + 1));
+      loops[i] = new LoopChannels(prefix + "-" + (i + 1), this::start, RdmaLoopResources::closeChannel);
     }
     this.pollBudget = pollBudget;
     this.idleStrategy = idleStrategy;
@@ -207,7 +205,7 @@ public final class RdmaLoopResources implements Disposable {
           closeChannel(channel);
           return;
         }
-        for (Loop l : loops) {
+        for (LoopChannels l : loops) {
           if (l.release(channel)) {
             return;
           }
@@ -299,7 +297,7 @@ public final class RdmaLoopResources implements Disposable {
     if (own != null) {
       return own;
     }
-    for (Loop l : loops) {
+    for (LoopChannels l : loops) {
       CompletionEventLoop loop = l.loopOf(channel);
       if (loop != null) {
         return loop;
@@ -364,7 +362,7 @@ public final class RdmaLoopResources implements Disposable {
   /** Completion channels open now (one per loop and device in use, or per connection). */
   public int channelCount() {
     int n = ownLoops.size();
-    for (Loop l : loops) {
+    for (LoopChannels l : loops) {
       n += l.size();
     }
     return n;
@@ -379,70 +377,5 @@ public final class RdmaLoopResources implements Disposable {
   public String toString() {
     return "RdmaLoopResources[" + prefix + ", " + (perConnection ? "thread per connection"
         : loops.length + " loops, " + (pollBudget == null ? "busy-poll" : "event, budget " + pollBudget)) + "]";
-  }
-
-  /**
-   * One loop: a channel and its thread per (provider, device), counted by the endpoints using it
-   * and stopped when the last gives it back.
-   */
-  private final class Loop {
-    private final String name;
-    private final Map<String, Entry> byKey = new HashMap<>();
-    private final Map<CompletionChannel, Entry> byChannel = new IdentityHashMap<>();
-
-    Loop(String name) {
-      this.name = name;
-    }
-
-    synchronized CompletionChannel acquire(ConnectionProvider provider, String device) {
-      String key = provider.getClass().getName() + "/" + device;
-      Entry e = byKey.get(key);
-      if (e == null) {
-        CompletionChannel ch = provider.openCompletionChannel(device);
-        // One thread per loop and device: a second device's thread gets the device in its name.
-        e = new Entry(key, ch, start(byKey.isEmpty() ? name : name + "-" + device, ch));
-        byKey.put(key, e);
-        byChannel.put(ch, e);
-      }
-      e.users++;
-      return e.channel;
-    }
-
-    synchronized @Nullable CompletionEventLoop loopOf(CompletionChannel channel) {
-      Entry e = byChannel.get(channel);
-      return e == null ? null : e.loop;
-    }
-
-    /** Whether {@code channel} was this loop's. */
-    synchronized boolean release(CompletionChannel channel) {
-      Entry e = byChannel.get(channel);
-      if (e == null) {
-        return false;
-      }
-      if (--e.users == 0) {
-        byKey.remove(e.key);
-        byChannel.remove(channel);
-        e.loop.shutdown(); // its last CQ is gone: the thread ends once what is pending has run
-        closeChannel(channel);
-      }
-      return true;
-    }
-
-    synchronized int size() {
-      return byKey.size();
-    }
-  }
-
-  private static final class Entry {
-    final String key;
-    final CompletionChannel channel;
-    final CompletionEventLoop loop;
-    int users;
-
-    Entry(String key, CompletionChannel channel, CompletionEventLoop loop) {
-      this.key = key;
-      this.channel = channel;
-      this.loop = loop;
-    }
   }
 }

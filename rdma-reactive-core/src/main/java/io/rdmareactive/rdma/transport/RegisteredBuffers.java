@@ -47,7 +47,7 @@ final class RegisteredBuffers {
   private final ProtectionDomain pd;
   private final Arena arena;
   private final OwnBuffers receives;
-  private final OwnBuffers sends;
+  private final SendBuffers sends;
   /** Released receive buffers, a bit per index, until the drain takes them back. */
   private final AtomicLongArray releasedBits;
   /** Views' counts per receive buffer: 0 while the buffer is free or posted. */
@@ -63,13 +63,6 @@ final class RegisteredBuffers {
   private final int @Nullable [] slabIndex;
   /** Shared: free slots reserved for grants promised and not yet used. */
   private int promisedSlots;
-  /** Where send buffers are borrowed from (the loop's), else null: the connection registers its own. */
-  private final @Nullable SendPool sendPool;
-  /** Pooled sends: the pool's buffer bound to each send slot, -1 while none is. */
-  private final int @Nullable [] sendSlab;
-  /** Pooled sends: runs the connection's drain once the pool, at its cap, gets a buffer back. */
-  private final Runnable wake;
-  private boolean sendsReturned;
 
   /** Sets up the pools and registers the first receive chunk; on failure frees what it made before throwing. */
   static RegisteredBuffers register(ProtectionDomain pd, int receiveCount, int sendCount, int bufferSize) {
@@ -110,24 +103,15 @@ final class RegisteredBuffers {
   private RegisteredBuffers(ProtectionDomain pd, int receiveCount, int sendCount, int bufferSize,
       @Nullable ReceivePool pool, @Nullable SendPool sendPool, Runnable wake) {
     this.pool = pool;
-    this.sendPool = sendPool;
-    this.wake = wake;
     this.slabIndex = pool == null ? null : new int[receiveCount];
     this.pd = pd;
     this.bufferSize = bufferSize;
     this.arena = Arena.ofShared();
     int perChunk = Math.max(MIN_CHUNK_BUFFERS, CHUNK_BYTES / bufferSize);
     receives = new OwnBuffers(pd, arena, bufferSize, receiveCount, perChunk);
-    sends = new OwnBuffers(pd, arena, bufferSize, sendCount, perChunk);
+    sends = new SendBuffers(new OwnBuffers(pd, arena, bufferSize, sendCount, perChunk), sendPool, wake);
     releasedBits = new AtomicLongArray((receiveCount + 63) >>> 6);
     refs = new AtomicIntegerArray(receiveCount);
-    if (sendPool != null) {
-      sends.slotsOnly();
-      sendSlab = new int[sendCount];
-      java.util.Arrays.fill(sendSlab, -1);
-    } else {
-      sendSlab = null;
-    }
     if (pool != null) {
       receives.slotsOnly();
       this.member = pool.join();
@@ -208,61 +192,17 @@ final class RegisteredBuffers {
     receives.give(index);
   }
 
-  /** Send buffers that can be taken now; pooled, when the pool is at its cap, the drain is woken by the next one back. */
+  /** Send buffers that can be taken now (see {@link SendBuffers#available}). */
   int freeSends() {
-    SendPool p = sendPool;
-    if (p == null) {
-      return sends.available();
-    }
-    int slots = sends.available();
-    int n = Math.min(slots, p.available());
-    if (n == 0 && slots > 0) {
-      p.await(wake);
-    }
-    return n;
+    return sends.available();
   }
 
   int takeSend() {
-    SendPool p = sendPool;
-    if (p == null) {
-      return sends.take();
-    }
-    int index = p.take();
-    if (index < 0) {
-      throw new IllegalStateException("the loop's send pool is at its cap (LOOP_SEND_BUFFERS)");
-    }
-    int slot = sends.take();
-    sendSlab[slot] = index;
-    return slot;
+    return sends.take();
   }
 
   void freeSend(int index) {
-    SendPool p = sendPool;
-    if (p == null) {
-      sends.give(index);
-      return;
-    }
-    int b = sendSlab[index];
-    sendSlab[index] = -1;
     sends.give(index);
-    p.give(b);
-  }
-
-  /** Pooled sends: the borrowed buffers go back (the QP that could read them is gone) and the pool is let go. */
-  private void returnSends() {
-    SendPool p = sendPool;
-    if (p == null || sendsReturned) {
-      return;
-    }
-    sendsReturned = true;
-    for (int i = 0; i < sendSlab.length; i++) {
-      int b = sendSlab[i];
-      if (b >= 0) {
-        sendSlab[i] = -1;
-        p.give(b);
-      }
-    }
-    p.detach(wake);
   }
 
   MemoryRegion receiveRegion(int index) {
@@ -270,7 +210,7 @@ final class RegisteredBuffers {
   }
 
   MemoryRegion sendRegion(int index) {
-    return sendPool != null ? sendPool.region(sendSlab[index]) : sends.region(index);
+    return sends.region(index);
   }
 
   /** The memory of the chunk holding receive buffer {@code index}; see {@link #offset}. */
@@ -279,12 +219,12 @@ final class RegisteredBuffers {
   }
 
   MemorySegment sendMemory(int index) {
-    return sendPool != null ? sendPool.memory(sendSlab[index]) : sends.memory(index);
+    return sends.memory(index);
   }
 
   /** Where send buffer {@code index} starts in its chunk's memory and region. */
   long sendOffset(int index) {
-    return sendPool != null ? sendPool.offset(sendSlab[index]) : sends.offset(index);
+    return sends.offset(index);
   }
 
   /** Where receive buffer {@code index} starts in its {@link #receiveMemory} and {@link #receiveRegion}. */
@@ -423,7 +363,7 @@ final class RegisteredBuffers {
 
   /** Frees the memory itself, now: only where no view can exist (a connection that never opened, tests). */
   void free() {
-    returnSends();
+    sends.returnBorrowed();
     ReceivePool.Member m = member;
     if (m != null) {
       unpromise();
@@ -435,7 +375,7 @@ final class RegisteredBuffers {
   /** The connection closed: frees the memory now, or when the last view still held is released. */
   void freeWhenUnused() {
     closing = true;
-    returnSends();
+    sends.returnBorrowed();
     ReceivePool.Member m = member;
     if (m != null) {
       unpromise();

@@ -55,28 +55,24 @@ final class LoopReceiveQueues {
   }
 
   /** Bytes the pools whose SRQ is alive register now. */
-  synchronized long registeredBytes() {
-    long n = 0;
-    for (ReceivePool p : byKey.values()) {
-      n += p.registeredBytes();
-    }
-    return n;
+  long registeredBytes() {
+    return sum(ReceivePool::registeredBytes);
   }
 
   /** Receives the pools whose SRQ is alive have posted to refill them, in all. */
-  synchronized long refills() {
-    long n = 0;
-    for (ReceivePool p : byKey.values()) {
-      n += p.refills();
-    }
-    return n;
+  long refills() {
+    return sum(ReceivePool::refills);
   }
 
   /** Receives the pools whose SRQ is alive have posted now, in all. */
-  synchronized long posted() {
+  long posted() {
+    return sum(ReceivePool::posted);
+  }
+
+  private synchronized long sum(java.util.function.ToLongFunction<ReceivePool> count) {
     long n = 0;
     for (ReceivePool p : byKey.values()) {
-      n += p.posted();
+      n += count.applyAsLong(p);
     }
     return n;
   }

@@ -180,18 +180,6 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     return onDispose().then(Mono.error(error));
   }
 
-  /** Our own hello, sent in the handshake. */
-  static byte[] hello(TransportConfig config) {
-    return config.raw() ? new byte[0]
-        : new Protocol.Hello(config.bufferSize(), config.bufferCount(), (int) inboundMessageLimit(config)).encode();
-  }
-
-  /** The largest message this side takes, as its hello says: within the reassembly budgets too. */
-  static long inboundMessageLimit(TransportConfig config) {
-    return Math.min(config.maxMessageSize(), Math.min(config.get(RdmaOption.MAX_INBOUND_BYTES),
-        config.get(RdmaOption.MAX_SERVER_INBOUND_BYTES)));
-  }
-
   // ---- RdmaConnection ----------------------------------------------------------------------
 
   @Override

@@ -60,10 +60,8 @@ final class InboundReceiver {
   /** Messages in {@code ready} reassembled on the heap: they hold no receive buffer, so they count as if they did. */
   private int readyHeap;
   private final ArrayDeque<RdmaMessage> ready = new ArrayDeque<>();
-  /** Completed receives waiting, in order, behind a first fragment that waits for budget: index, length, header. */
-  private final int[] waitingReceives;
-  private int waitingHead;
-  private int waitingCount;
+  /** Completed receives waiting, in order, behind a first fragment that waits for budget. */
+  private final WaitingReceives waiting;
   private boolean terminated;
   private @Nullable Throwable error;
 
@@ -83,8 +81,8 @@ final class InboundReceiver {
     this.counters = counters;
     this.demand = new InboundDemand(connection);
     this.fragments = new FragmentReceiver(connection, buffers, counters, shared, config.get(RdmaOption.MAX_INBOUND_BYTES),
-        ConnectionOperations.inboundMessageLimit(config));
-    this.waitingReceives = new int[3 * receiveCount];
+        config.inboundMessageLimit());
+    this.waiting = new WaitingReceives(receiveCount);
     this.rendezvous = new RendezvousReceiver(connection, counters, fragments, config, m -> {
       ready.add(m); // read whole: it waits for the subscriber as a reassembled one does
       readyHeap++;
@@ -161,23 +159,18 @@ final class InboundReceiver {
     if (shared && lent < bufferCount) {
       lent = Math.min(bufferCount, 2 * lent);
     }
-    if (waitingCount > 0 || !take(index, byteLength, imm)) {
-      int at = 3 * ((waitingHead + waitingCount++) % receiveCount);
-      waitingReceives[at] = index;
-      waitingReceives[at + 1] = byteLength;
-      waitingReceives[at + 2] = imm;
+    if (!waiting.isEmpty() || !take(index, byteLength, imm)) {
+      waiting.add(index, byteLength, imm);
     }
   }
 
   /** Takes the receives that waited for budget, in order, as far as it allows now. */
   private void takeWaiting() {
-    while (waitingCount > 0) {
-      int at = 3 * waitingHead;
-      if (!take(waitingReceives[at], waitingReceives[at + 1], waitingReceives[at + 2])) {
+    while (!waiting.isEmpty()) {
+      if (!take(waiting.index(), waiting.length(), waiting.header())) {
         return;
       }
-      waitingHead = (waitingHead + 1) % receiveCount;
-      waitingCount--;
+      waiting.remove();
     }
   }
 
@@ -324,7 +317,7 @@ final class InboundReceiver {
     if (!raw) {
       rendezvous.pump(demand.cancelled, demand.subscriber != null && demand.requested.get() > ready.size());
     }
-    if (waitingCount > 0) {
+    if (!waiting.isEmpty()) {
       return; // a message waits for budget: the peer gets no credit until it fits
     }
     int target;
@@ -409,9 +402,6 @@ final class InboundReceiver {
     }
     readyHeap = n;
     fragments.returnBudget();
-    for (; waitingCount > 0; waitingCount--) {
-      buffers.freeReceive(waitingReceives[3 * waitingHead]);
-      waitingHead = (waitingHead + 1) % receiveCount;
-    }
+    waiting.clear(buffers::freeReceive);
   }
 }

@@ -59,7 +59,7 @@ public final class RdmaClient extends RdmaTransport<RdmaClient> {
           .subscribeOn(Schedulers.boundedElastic())
           .flatMap(address -> {
             ConnectionProvider provider = c.connectionProvider();
-            return provider.connect(address, c.endpointOptions(provider, ConnectionOperations.hello(c)), timeout)
+            return provider.connect(address, c.endpointOptions(provider, c.hello()), timeout)
                 .map(endpoint -> new Created(endpoint, address));
           })
           .timeout(timeout, Mono.error(() -> timedOut(c, timeout)))

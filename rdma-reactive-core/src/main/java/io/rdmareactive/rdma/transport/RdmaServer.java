@@ -82,7 +82,7 @@ public final class RdmaServer extends RdmaTransport<RdmaServer> {
     return Mono.fromCallable(() -> {
       InetSocketAddress address = Addresses.resolve(c.host(), c.port());
       ConnectionProvider provider = c.connectionProvider();
-      Listener listener = provider.listen(address, c.endpointOptions(provider, ConnectionOperations.hello(c)),
+      Listener listener = provider.listen(address, c.endpointOptions(provider, c.hello()),
           new ListenLimits(c.get(RdmaOption.MAX_PENDING_HANDSHAKES), c.get(RdmaOption.HANDSHAKE_TIMEOUT),
               Protocol.Reject.TOO_MANY_HANDSHAKES.encode()));
       return (DisposableRdmaServer) new Bound(listener);

@@ -53,7 +53,7 @@ final class RendezvousReceiver {
     this.budget = budget;
     this.maxReadBytes = config.get(RdmaOption.MAX_READ_BYTES);
     this.pool = new ReadTargetPool(connection.protectionDomain(), maxReadBytes);
-    this.maxMessage = ConnectionOperations.inboundMessageLimit(config);
+    this.maxMessage = config.inboundMessageLimit();
     this.deliver = deliver;
     this.post = r -> connection.sender().queueLocal(r);
   }

@@ -180,6 +180,16 @@ public final class TransportConfig {
     return get(RdmaOption.MAX_MESSAGE_SIZE);
   }
 
+  /** The largest message this side takes, as its hello says: within the reassembly budgets too. */
+  long inboundMessageLimit() {
+    return Math.min(maxMessageSize(), Math.min(get(RdmaOption.MAX_INBOUND_BYTES), get(RdmaOption.MAX_SERVER_INBOUND_BYTES)));
+  }
+
+  /** Our own hello, sent in the handshake (empty in raw mode). */
+  byte[] hello() {
+    return raw() ? new byte[0] : new Protocol.Hello(bufferSize(), bufferCount(), (int) inboundMessageLimit()).encode();
+  }
+
   int inlineThreshold() {
     return get(RdmaOption.INLINE_THRESHOLD);
   }

@@ -40,6 +40,60 @@ public abstract class RoguePeerConformance extends TransportSuite {
     rogueBreaksTheProtocol(rogue -> rogue.send(Protocol.immediate(0xFFFF, false, false), 8), "more than the");
   }
 
+  /**
+   * A handler whose receive() subscriber is still inside onSubscribe (on its own thread) while its
+   * connection fails and closes: the close finds no subscriber to signal, so the drain that the
+   * subscribe makes once it is in must hand it the typed error, not a clean end.
+   */
+  @Test
+  void aSubscriberStillInsideOnSubscribeWhenItsConnectionFailsGetsTheErrorFirst() {
+    java.util.concurrent.CountDownLatch inOnSubscribe = new java.util.concurrent.CountDownLatch(1);
+    java.util.concurrent.CountDownLatch letGo = new java.util.concurrent.CountDownLatch(1);
+    Sinks.One<Throwable> victimSaw = Sinks.one();
+    AtomicReference<RdmaConnection> victim = new AtomicReference<>();
+    DisposableRdmaServer server = bind(server().doOnConnection(victim::set)
+        .handle((in, out) -> in.receive().doOnSubscribe(s -> {
+              inOnSubscribe.countDown();
+              try {
+                letGo.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS); // the handler's own thread (boundedElastic)
+              } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+              }
+            }).doOnNext(RdmaMessage::release)
+            .doOnError(victimSaw::tryEmitValue).onErrorResume(e -> Mono.empty()).then()));
+    try (RoguePeer rogue = RoguePeer.connect(fixture().connections(), new InetSocketAddress(fixture().host(), server.port()), 8, WAIT)) {
+      assertThat(await(inOnSubscribe)).as("the handler subscribed").isTrue();
+      rogue.send(1 << 30, 8); // reserved header bits: a protocol violation, within the reserve's credits
+      long deadline = System.nanoTime() + WAIT.toNanos();
+      while (victim.get().statistics().creditViolations() == 0 && System.nanoTime() < deadline) {
+        LockSupport.parkNanos(1_000_000);
+      }
+      assertThat(victim.get().statistics().creditViolations()).as("the violation counted").isEqualTo(1);
+      long t0 = System.nanoTime();
+      while (!victim.get().isDisposed() && System.nanoTime() - t0 < WAIT.toNanos()) {
+        LockSupport.parkNanos(1_000_000); // the close completes while the subscriber is still inside onSubscribe
+      }
+      letGo.countDown();
+      StepVerifier.create(victimSaw.asMono())
+          .assertNext(e -> assertThat(e).isInstanceOf(io.rdmareactive.rdma.ProtocolViolationException.class)
+              .hasMessageContaining("without a valid rdma-reactive header"))
+          .expectComplete()
+          .verify(WAIT);
+      StepVerifier.create(victim.get().onDispose()).expectComplete().verify(WAIT);
+    } finally {
+      letGo.countDown();
+    }
+  }
+
+  private static boolean await(java.util.concurrent.CountDownLatch latch) {
+    try {
+      return latch.await(WAIT.toSeconds(), java.util.concurrent.TimeUnit.SECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      return false;
+    }
+  }
+
   @Test
   void aPeerSendingReservedHeaderBitsLosesItsConnectionOnly() {
     rogueBreaksTheProtocol(rogue -> rogue.send(1 << 30, 8), "without a valid rdma-reactive header");

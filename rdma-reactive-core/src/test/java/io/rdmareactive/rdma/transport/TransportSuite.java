@@ -185,11 +185,18 @@ public abstract class TransportSuite {
         LockSupport.parkNanos(1_000_000);
       }
       act.accept(rogue);
-      StepVerifier.create(victimSaw.asMono())
-          .assertNext(e -> assertThat(e).isInstanceOf(io.rdmareactive.rdma.ProtocolViolationException.class)
-              .hasMessageContaining("broke the protocol").hasMessageContaining(violation))
-          .expectComplete()
-          .verify(WAIT);
+      try {
+        StepVerifier.create(victimSaw.asMono())
+            .assertNext(e -> assertThat(e).isInstanceOf(io.rdmareactive.rdma.ProtocolViolationException.class)
+                .hasMessageContaining("broke the protocol").hasMessageContaining(violation))
+            .expectComplete()
+            .verify(WAIT);
+      } catch (AssertionError e) {
+        // What a failure on a loaded machine needs to be told apart: did the victim close, and what did it count?
+        RdmaConnection v = victim.get();
+        throw new AssertionError(e.getMessage() + "; the victim " + v + (v.isDisposed() ? " closed" : " did not close")
+            + ", its statistics: " + v.statistics(), e);
+      }
       StepVerifier.create(victim.get().onDispose()).expectComplete().verify(WAIT);
       assertThat(victim.get().statistics().creditViolations()).isEqualTo(1);
     }

@@ -216,6 +216,11 @@ final class ConnectionCloser {
         return;
       }
     }
+    if (!receiver.closing() && !flushWaitPassed) {
+      // Its subscriber is inside onSubscribe: the drain its subscribe makes comes back here, so
+      // that the subscriber gets the end before onDispose. Bounded as the flush wait is.
+      return;
+    }
     closed = true;
     dispose(flushTimer);
     sender.failUnacknowledged(sendError());

@@ -94,6 +94,11 @@ final class InboundReceiver {
     return rendezvous;
   }
 
+  /** Whether a close may free the connection now ({@link InboundDemand#closing}). */
+  boolean closing() {
+    return demand.closing();
+  }
+
   /** The inbound Flux: one subscriber, whose demand posts receives. */
   Flux<RdmaMessage> receive() {
     return demand.receive();

@@ -9,14 +9,13 @@ import java.util.function.IntConsumer;
  * state driven from the connection's drain.
  */
 final class WaitingReceives {
+  /** Three ints per receive; its length is three times the capacity. */
   private final int[] ring;
-  private final int capacity;
   private int head;
   private int count;
 
   /** Room for {@code capacity} receives: a connection's receive buffers. */
   WaitingReceives(int capacity) {
-    this.capacity = capacity;
     this.ring = new int[3 * capacity];
   }
 
@@ -26,6 +25,7 @@ final class WaitingReceives {
 
   /** Appends a receive that completed into buffer {@code index} with {@code length} bytes and {@code header}. */
   void add(int index, int length, int header) {
+    int capacity = ring.length / 3;
     if (count == capacity) {
       throw new IllegalStateException("more receives waiting than " + capacity + " buffers");
     }
@@ -52,7 +52,7 @@ final class WaitingReceives {
 
   /** Removes the oldest one, taken. */
   void remove() {
-    head = (head + 1) % capacity;
+    head = (head + 1) % (ring.length / 3);
     count--;
   }
 

@@ -9,14 +9,16 @@ import java.util.function.IntConsumer;
  * state driven from the connection's drain.
  */
 final class WaitingReceives {
-  /** Three ints per receive; its length is three times the capacity. */
+  /** Ints per receive in the ring: buffer index, length, header. */
+  private static final int FIELDS = 3;
+  /** {@link #FIELDS} ints per receive: its capacity is derived from its length. */
   private final int[] ring;
   private int head;
   private int count;
 
   /** Room for {@code capacity} receives: a connection's receive buffers. */
   WaitingReceives(int capacity) {
-    this.ring = new int[3 * capacity];
+    this.ring = new int[FIELDS * capacity];
   }
 
   boolean isEmpty() {
@@ -25,11 +27,10 @@ final class WaitingReceives {
 
   /** Appends a receive that completed into buffer {@code index} with {@code length} bytes and {@code header}. */
   void add(int index, int length, int header) {
-    int capacity = ring.length / 3;
-    if (count == capacity) {
-      throw new IllegalStateException("more receives waiting than " + capacity + " buffers");
+    if (count == capacity()) {
+      throw new IllegalStateException("more receives waiting than " + capacity() + " buffers");
     }
-    int at = 3 * ((head + count++) % capacity);
+    int at = FIELDS * ((head + count++) % capacity());
     ring[at] = index;
     ring[at + 1] = length;
     ring[at + 2] = header;
@@ -37,23 +38,27 @@ final class WaitingReceives {
 
   /** The oldest one's buffer index; the ring must not be empty. */
   int index() {
-    return ring[3 * head];
+    return ring[FIELDS * head];
   }
 
   /** The oldest one's length. */
   int length() {
-    return ring[3 * head + 1];
+    return ring[FIELDS * head + 1];
   }
 
   /** The oldest one's header (immediate data). */
   int header() {
-    return ring[3 * head + 2];
+    return ring[FIELDS * head + 2];
   }
 
   /** Removes the oldest one, taken. */
   void remove() {
-    head = (head + 1) % (ring.length / 3);
+    head = (head + 1) % capacity();
     count--;
+  }
+
+  private int capacity() {
+    return ring.length / FIELDS;
   }
 
   /** Hands every waiting receive's buffer to {@code free}, oldest first, and empties the ring. */

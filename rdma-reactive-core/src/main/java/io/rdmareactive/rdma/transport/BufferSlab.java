@@ -15,21 +15,38 @@ import reactor.util.Loggers;
  * receive slab (behind a shared receive queue) and send pool (issue 21; see the design notes).
  * Fixed-size buffers live in chunks, each its own memory region on the loop's PD, registered when
  * no free buffer is left and the cap allows one more, and deregistered (unpinned and freed) when
- * all its buffers are free again and another whole chunk's worth stays free besides: a burst
- * borrows and gives back rather than keeping its peak, and a workload hovering at a chunk's edge
- * does not register and deregister on every buffer.
+ * all its buffers are free again and enough stays free besides: a burst borrows and gives back
+ * rather than keeping its peak, and a workload hovering at a chunk's edge does not register and
+ * deregister on every buffer.
  *
- * <p>A buffer's number names its chunk ({@code index / chunkBuffers}) and its place in it. Buffers
- * are taken from the lowest chunk that has a free one, so that use packs into the low chunks and
- * the high ones empty out and can go. Every operation is O(chunks / 64) at worst and allocates
- * nothing but a new chunk. Not thread-safe: its owner (a loop) serialises the calls.
+ * <p>Chunks grow geometrically, as UCX's memory pools do: the first two hold the base count of
+ * buffers, each next one twice the last, up to {@link #MAX_CHUNK_MULTIPLE} times the base. A slab
+ * of n base chunks' worth thus registers about {@code 4 + n / 8} regions rather than n (on rxe
+ * with 1 MiB base chunks, 256 MiB is 35 regions, not 256), while what it registers beyond what
+ * it uses stays under one largest chunk. One region for the whole slab would pin its cap up front
+ * (rxe has no on-demand paging), and a region cannot grow in place.
+ *
+ * <p>A buffer's number names its chunk ({@link #chunkOf}) and its place in it. Buffers are taken
+ * from the lowest chunk that has a free one, so that use packs into the low chunks and the high
+ * ones empty out and can go, the highest first. Every operation is O(chunks / 64) at worst, bar
+ * a chunk's going (O(chunks)), and allocates nothing but a new chunk. Not thread-safe: its owner
+ * (a loop) serialises the calls.
  */
 final class BufferSlab implements AutoCloseable {
   private static final Logger log = Loggers.getLogger(BufferSlab.class);
 
   private final ProtectionDomain pd;
   private final int bufferSize;
+  /** The largest chunk, in base chunks (a power of two): 8 MiB with the pools' 1 MiB base. */
+  static final int MAX_CHUNK_MULTIPLE = 8;
+  private static final int LOG_MAX_MULTIPLE = Integer.numberOfTrailingZeros(MAX_CHUNK_MULTIPLE);
+
+  /** Buffers in the base chunk. */
   private final int chunkBuffers;
+  private final int capacity;
+  /** Each chunk's first buffer and its count of buffers. */
+  private final int[] chunkStart;
+  private final int[] chunkSize;
   private final Set<Access> access;
   private final @Nullable MemoryRegion[] regions;
   private final @Nullable Arena[] arenas;
@@ -41,7 +58,10 @@ final class BufferSlab implements AutoCloseable {
   private final long[] withFree;
   /** Buffers taken now, a bit each: a buffer given back twice fails rather than being lent twice. */
   private final long[] taken;
-  private int registeredChunks;
+  /** Buffers of the chunks whose memory is allocated (registered, or unpinned with buffers still taken). */
+  private int allocatedBuffers;
+  /** The highest chunk whose memory is allocated; -1 when none. */
+  private int highest = -1;
   private int freeBuffers;
   private long registeredBytes;
   private long registrations;
@@ -50,8 +70,9 @@ final class BufferSlab implements AutoCloseable {
   private boolean unpinned;
 
   /**
-   * A slab of at most {@code maxBuffers} buffers of {@code bufferSize} bytes, registered
-   * {@code chunkBuffers} at a time with {@code access}; nothing is registered yet.
+   * A slab of at most {@code maxBuffers} buffers of {@code bufferSize} bytes, registered in chunks
+   * of {@code chunkBuffers}, then twice that, and so on, with {@code access}; nothing is
+   * registered yet.
    */
   BufferSlab(ProtectionDomain pd, int bufferSize, int maxBuffers, int chunkBuffers, Set<Access> access) {
     if (bufferSize < 1 || chunkBuffers < 1 || maxBuffers < chunkBuffers) {
@@ -61,20 +82,46 @@ final class BufferSlab implements AutoCloseable {
     this.pd = pd;
     this.bufferSize = bufferSize;
     this.chunkBuffers = chunkBuffers;
+    this.capacity = maxBuffers;
     this.access = Set.copyOf(access);
-    int chunks = maxBuffers / chunkBuffers;
+    int chunks = chunkOf(maxBuffers - 1) + 1;
+    chunkStart = new int[chunks];
+    chunkSize = new int[chunks];
+    for (int c = 0, start = 0; c < chunks; c++) {
+      int size = c == 0 ? chunkBuffers : chunkBuffers << Math.min(c - 1, LOG_MAX_MULTIPLE);
+      chunkStart[c] = start;
+      chunkSize[c] = Math.min(size, maxBuffers - start); // the last chunk ends at the cap
+      start += size;
+    }
     regions = new MemoryRegion[chunks];
     arenas = new Arena[chunks];
     memory = new MemorySegment[chunks];
     free = new int[chunks][];
     freeCount = new int[chunks];
     withFree = new long[(chunks + 63) >>> 6];
-    taken = new long[(chunks * chunkBuffers + 63) >>> 6];
+    taken = new long[(maxBuffers + 63) >>> 6];
+  }
+
+  /**
+   * The chunk of buffer {@code index}: the base count in chunks 0 and 1, then doubling up to
+   * {@link #MAX_CHUNK_MULTIPLE} base chunks, then that many each.
+   */
+  private int chunkOf(int index) {
+    int k = index / chunkBuffers;
+    if (k < MAX_CHUNK_MULTIPLE) {
+      return 32 - Integer.numberOfLeadingZeros(k); // 0 -> 0, 1 -> 1, 2..3 -> 2, 4..7 -> 3
+    }
+    return LOG_MAX_MULTIPLE + k / MAX_CHUNK_MULTIPLE;
+  }
+
+  /** Regions the slab registers when full: what its cap costs in MRs. */
+  int maxChunks() {
+    return chunkSize.length;
   }
 
   /** Buffers the slab may hold at most (its cap, rounded down to whole chunks). */
   int capacity() {
-    return regions.length * chunkBuffers;
+    return capacity;
   }
 
   /** Buffers registered now and not taken. */
@@ -84,7 +131,7 @@ final class BufferSlab implements AutoCloseable {
 
   /** Buffers taken now. */
   int inUse() {
-    return registeredChunks * chunkBuffers - freeBuffers;
+    return allocatedBuffers - freeBuffers;
   }
 
   /** Buffers that {@link #take} can still hand out: the free ones and those the cap allows to register. */
@@ -124,7 +171,7 @@ final class BufferSlab implements AutoCloseable {
       withFree[chunk >>> 6] &= ~(1L << chunk);
     }
     freeBuffers--;
-    int index = chunk * chunkBuffers + place;
+    int index = chunkStart[chunk] + place;
     taken[index >>> 6] |= 1L << index;
     return index;
   }
@@ -136,19 +183,50 @@ final class BufferSlab implements AutoCloseable {
       throw new IllegalStateException("buffer " + index + " was not taken from " + this);
     }
     taken[index >>> 6] &= ~(1L << index);
-    int chunk = index / chunkBuffers;
-    free[chunk][freeCount[chunk]++] = index % chunkBuffers;
+    int chunk = chunkOf(index);
+    free[chunk][freeCount[chunk]++] = index - chunkStart[chunk];
     withFree[chunk >>> 6] |= 1L << chunk;
     freeBuffers++;
-    // Hysteresis: a chunk goes only while another chunk's worth stays free besides it.
-    if (freeCount[chunk] == chunkBuffers && (unpinned || freeBuffers >= 2 * chunkBuffers)) {
-      deregister(chunk);
+    if (unpinned) {
+      if (freeCount[chunk] == chunkSize[chunk]) {
+        deregister(chunk); // its memory was kept only for the buffers still taken
+      }
+      return;
     }
+    if (freeCount[chunk] == chunkSize[chunk]) {
+      shrink();
+    } else if (freeCount[highest] == chunkSize[highest] && mayGo(highest)) {
+      deregister(highest); // the top chunk emptied earlier and now enough is free besides it
+      shrink();
+    }
+  }
+
+  /** Deregisters the highest empty chunk, the largest, while enough stays free besides it. O(chunks). */
+  private void shrink() {
+    for (;;) {
+      int h = highest;
+      while (h >= 0 && (arenas[h] == null || freeCount[h] != chunkSize[h])) {
+        h--;
+      }
+      if (h < 0 || !mayGo(h)) {
+        return;
+      }
+      deregister(h);
+    }
+  }
+
+  /**
+   * Hysteresis: an empty chunk goes only while, besides it, a base chunk and a quarter of its own
+   * size stay free, so that use hovering at its edge does not register it anew at every turn.
+   */
+  private boolean mayGo(int chunk) {
+    int size = chunkSize[chunk];
+    return freeBuffers - size >= Math.max(chunkBuffers, size >>> 2);
   }
 
   /** The region of buffer {@code index}'s chunk. */
   MemoryRegion region(int index) {
-    MemoryRegion r = regions[index / chunkBuffers];
+    MemoryRegion r = regions[chunkOf(index)];
     if (r == null) {
       throw new IllegalStateException("buffer " + index + " is not registered in " + this);
     }
@@ -157,7 +235,7 @@ final class BufferSlab implements AutoCloseable {
 
   /** The memory of buffer {@code index}'s chunk; the buffer starts at {@link #offset}. */
   MemorySegment memory(int index) {
-    MemorySegment m = memory[index / chunkBuffers];
+    MemorySegment m = memory[chunkOf(index)];
     if (m == null) {
       throw new IllegalStateException("buffer " + index + " is not registered in " + this);
     }
@@ -166,7 +244,7 @@ final class BufferSlab implements AutoCloseable {
 
   /** Where buffer {@code index} starts in its chunk's memory and region. */
   long offset(int index) {
-    return (long) (index % chunkBuffers) * bufferSize;
+    return (long) (index - chunkStart[chunkOf(index)]) * bufferSize;
   }
 
   /**
@@ -182,12 +260,12 @@ final class BufferSlab implements AutoCloseable {
       if (r == null) {
         continue;
       }
-      if (freeCount[c] == chunkBuffers) {
+      if (freeCount[c] == chunkSize[c]) {
         deregister(c);
         continue;
       }
       regions[c] = null;
-      registeredBytes -= (long) chunkBuffers * bufferSize;
+      registeredBytes -= (long) chunkSize[c] * bufferSize;
       try {
         r.close();
       } catch (RuntimeException e) {
@@ -237,9 +315,10 @@ final class BufferSlab implements AutoCloseable {
     if (chunk < 0) {
       return -1;
     }
+    int size = chunkSize[chunk];
     Arena arena = Arena.ofShared();
     try {
-      MemorySegment m = arena.allocate((long) chunkBuffers * bufferSize, 4096);
+      MemorySegment m = arena.allocate((long) size * bufferSize, 4096);
       regions[chunk] = pd.registerMemory(m, access);
       memory[chunk] = m;
       arenas[chunk] = arena;
@@ -248,16 +327,17 @@ final class BufferSlab implements AutoCloseable {
       throw e;
     }
     if (free[chunk] == null) {
-      free[chunk] = new int[chunkBuffers];
+      free[chunk] = new int[size];
     }
-    for (int i = 0; i < chunkBuffers; i++) {
-      free[chunk][i] = chunkBuffers - 1 - i; // lowest place on top
+    for (int i = 0; i < size; i++) {
+      free[chunk][i] = size - 1 - i; // lowest place on top
     }
-    freeCount[chunk] = chunkBuffers;
+    freeCount[chunk] = size;
     withFree[chunk >>> 6] |= 1L << chunk;
-    freeBuffers += chunkBuffers;
-    registeredChunks++;
-    registeredBytes += (long) chunkBuffers * bufferSize;
+    freeBuffers += size;
+    allocatedBuffers += size;
+    highest = Math.max(highest, chunk);
+    registeredBytes += (long) size * bufferSize;
     registrations++;
     return chunk;
   }
@@ -271,9 +351,12 @@ final class BufferSlab implements AutoCloseable {
     freeBuffers -= freeCount[chunk];
     freeCount[chunk] = 0;
     withFree[chunk >>> 6] &= ~(1L << chunk);
-    registeredChunks--;
+    allocatedBuffers -= chunkSize[chunk];
+    while (highest >= 0 && arenas[highest] == null) {
+      highest--;
+    }
     if (r != null) {
-      registeredBytes -= (long) chunkBuffers * bufferSize;
+      registeredBytes -= (long) chunkSize[chunk] * bufferSize;
     }
     try {
       if (r != null) {

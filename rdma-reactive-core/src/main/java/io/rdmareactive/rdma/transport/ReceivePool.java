@@ -49,7 +49,7 @@ final class ReceivePool extends LoopBufferPool {
    * needs for a stalled sender to get a credit update).
    */
   static final int GUARANTEED = Protocol.RESERVE + 1;
-  /** Bytes one slab chunk registers: a region per MiB keeps the count of MRs low on a busy loop. */
+  /** Bytes of a slab's first chunk; later ones double up to 8 of these: few MRs on a busy loop. */
   static final int CHUNK_BYTES = 1 << 20;
 
   private final ProtectionDomain pd;

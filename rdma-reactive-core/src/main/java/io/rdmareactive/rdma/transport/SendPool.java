@@ -7,8 +7,8 @@ import java.util.ArrayDeque;
 /**
  * The send buffers of one loop and device (issue 21): connections borrow a buffer per send and
  * give it back on the send's completion, so a burst on one connection no longer keeps its peak.
- * A {@link BufferSlab} registers 1 MiB chunks up to a cap ({@link RdmaOption#LOOP_SEND_BUFFERS})
- * and deregisters an idle chunk while another chunk's worth stays free. A connection that finds
+ * A {@link BufferSlab} registers chunks of 1 MiB and up, doubling to 8 MiB, up to a cap
+ * ({@link RdmaOption#LOOP_SEND_BUFFERS}) and deregisters an empty chunk while enough stays free. A connection that finds
  * the cap reached waits: it is woken by the next buffer given back (its own completions may never
  * come, if it has nothing in flight). Thread-safe: the loop's drains call it, and a close that
  * frees a connection's buffers may run elsewhere.

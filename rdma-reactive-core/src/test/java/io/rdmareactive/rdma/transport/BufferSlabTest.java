@@ -13,7 +13,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The loops' slab of registered buffers: grows a chunk at a time up to its cap, packs low, gives idle chunks back. */
+/** The loops' slab of registered buffers: grows a chunk at a time, each twice the last, up to its cap, packs low, gives idle chunks back. */
 class BufferSlabTest {
   private static final int SIZE = 1024;
   private static final int CHUNK = 4;
@@ -116,5 +116,63 @@ class BufferSlabTest {
     assertThatThrownBy(slab::take).isInstanceOf(IllegalStateException.class).hasMessageContaining("closed");
     assertThatThrownBy(() -> new BufferSlab(pd, SIZE, 2, CHUNK, Access.local()))
         .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void chunksDoubleUpToEightBaseChunksSoASlabNeedsFewRegions() {
+    try (BufferSlab slab = new BufferSlab(pd, SIZE, 64 * CHUNK, CHUNK, Access.local())) {
+      // base chunks: 1, 1, 2, 4, then 8 each: 8 + 7 x 8 = 64
+      assertThat(slab.maxChunks()).isEqualTo(11);
+      for (int i = 0; i < 64 * CHUNK; i++) {
+        assertThat(slab.take()).isEqualTo(i);
+      }
+      assertThat(slab.take()).as("at the cap").isEqualTo(-1);
+      assertThat(slab.registrations()).isEqualTo(11);
+      assertThat(slab.registeredBytes()).isEqualTo(64L * CHUNK * SIZE);
+      assertThat(slab.region(2 * CHUNK)).as("chunk 2: base chunks 2 and 3").isSameAs(slab.region(4 * CHUNK - 1))
+          .isNotSameAs(slab.region(4 * CHUNK));
+      assertThat(slab.region(8 * CHUNK)).as("chunk 4: the first of eight base chunks")
+          .isSameAs(slab.region(16 * CHUNK - 1)).isNotSameAs(slab.region(16 * CHUNK));
+      assertThat(slab.offset(16 * CHUNK + 3)).isEqualTo(3L * SIZE);
+      assertThat(slab.offset(4 * CHUNK + 5)).isEqualTo(5L * SIZE);
+    }
+  }
+
+  @Test
+  void aCapBetweenChunksEndsWithAShorterChunk() {
+    try (BufferSlab slab = new BufferSlab(pd, SIZE, 5 * CHUNK, CHUNK, Access.local())) {
+      assertThat(slab.maxChunks()).as("1, 1, 2 and the last 1 of a 4").isEqualTo(4);
+      for (int i = 0; i < 5 * CHUNK; i++) {
+        slab.take();
+      }
+      assertThat(slab.take()).isEqualTo(-1);
+      assertThat(slab.registeredBytes()).isEqualTo(5L * CHUNK * SIZE);
+      assertThat(slab.capacity()).isEqualTo(5 * CHUNK);
+    }
+  }
+
+  @Test
+  void anEmptyTopChunkGoesBeforeTheLowOnesOnceEnoughIsFreeBesidesIt() {
+    try (BufferSlab slab = new BufferSlab(pd, SIZE, 8 * CHUNK, CHUNK, Access.local())) { // chunks 4, 4, 8, 16
+      for (int i = 0; i < 8 * CHUNK; i++) {
+        slab.take();
+      }
+      for (int i = 16; i < 32; i++) {
+        slab.give(i); // the top chunk empties, nothing else is free: it stays (slack)
+      }
+      assertThat(slab.registeredBytes()).isEqualTo(32L * SIZE);
+      for (int i = 0; i < 4; i++) {
+        slab.give(i); // chunk 0 empties too: the top one, the largest, goes, not chunk 0
+      }
+      assertThat(slab.registeredBytes()).isEqualTo(16L * SIZE);
+      assertThat(slab.inUse()).isEqualTo(12);
+      assertThat(slab.take()).as("chunk 0 is still registered").isEqualTo(3);
+      for (int i = 4; i < 16; i++) {
+        slab.give(i);
+      }
+      slab.give(3);
+      assertThat(slab.inUse()).isZero();
+      assertThat(slab.registeredBytes()).as("idle: one base chunk of slack").isEqualTo((long) CHUNK * SIZE);
+    }
   }
 }

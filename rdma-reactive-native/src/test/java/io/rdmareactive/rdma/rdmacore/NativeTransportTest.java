@@ -7,14 +7,18 @@ import io.rdmareactive.rdma.transport.TransportFixture;
 import io.rdmareactive.rdma.transport.TransportSuite;
 import io.rdmareactive.rdma.transport.DisposableRdmaServer;
 import io.rdmareactive.rdma.transport.RdmaConnection;
+import io.rdmareactive.rdma.transport.RdmaLoopResources;
 import io.rdmareactive.rdma.transport.RdmaOption;
+import java.util.ArrayList;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.test.StepVerifier;
 
@@ -64,6 +68,65 @@ class NativeTransportTest extends TransportConformance {
         }
       }
       assertThat(served).as("connections handed to the handler").isEmpty();
+    }
+  }
+
+  /**
+   * Issue 21's memory shape in the kernel's own count, a small case of {@code scripts/scale --vm}:
+   * on two loops, 24 busy connections cost no more SRQs and memory regions than 4 do (one SRQ per
+   * loop; the slabs' chunks, not one region per connection), and every one goes after close.
+   */
+  @Nested
+  class LoopMemory extends TransportSuite {
+    private static final int LOOPS = 2;
+
+    @Override
+    protected TransportFixture fixture() {
+      return NativeFixture.RXE;
+    }
+
+    @Test
+    void busyConnectionsAddNoSharedReceiveQueueAndNoRegionPerConnection() {
+      Assumptions.assumeTrue(SHARED_RECEIVE_QUEUE, "RDMA_SHARED_RECEIVE_QUEUE=false: connections keep their own");
+      RdmaLoopResources loops = RdmaLoopResources.create("rdma-mem", LOOPS);
+      try {
+        DisposableRdmaServer server = bind(server().runOn(loops).handle((in, out) -> out.send(in.receive())));
+        List<RdmaConnection> first = busy(server, loops, 4);
+        int srq4 = KernelResources.ofThisProcess("srq").size();
+        int mr4 = KernelResources.ofThisProcess("mr").size();
+        List<RdmaConnection> more = busy(server, loops, 20);
+        int srq24 = KernelResources.ofThisProcess("srq").size();
+        int mr24 = KernelResources.ofThisProcess("mr").size();
+        System.out.printf("loop memory: %d loops; 4 busy connections: srq %d, mr %d; 24: srq %d, mr %d%n", LOOPS, srq4,
+            mr4, srq24, mr24);
+        assertThat(srq4).as("one SRQ per loop (both ends share the loops)").isEqualTo(LOOPS);
+        assertThat(srq24).as("20 more connections, no more SRQs").isEqualTo(LOOPS);
+        assertThat(mr24 - mr4).as("memory regions 20 more busy connections added (%d with 4, %d with 24)", mr4, mr24)
+            .isLessThan(20);
+        first.forEach(this::close);
+        more.forEach(this::close);
+        server.disposeNow(WAIT);
+      } finally {
+        loops.disposeLater().block(WAIT);
+      }
+    }
+
+    /** {@code n} connections, each echoing 16 messages of a full 16 KiB buffer with unbounded demand. */
+    private List<RdmaConnection> busy(DisposableRdmaServer server, RdmaLoopResources loops, int n) {
+      List<RdmaConnection> out = new ArrayList<>();
+      for (int i = 0; i < n; i++) {
+        RdmaConnection c = connect(client(server).runOn(loops));
+        StepVerifier.create(Mono.when(c.outbound().send(Flux.range(0, 16).map(k -> new byte[16 * 1024])),
+                c.inbound().receiveBytes().take(16).then()))
+            .expectComplete().verify(WAIT);
+        out.add(c);
+      }
+      return out;
+    }
+
+    private void close(RdmaConnection c) {
+      c.dispose();
+      c.onDispose().block(WAIT);
     }
   }
 }

@@ -175,4 +175,40 @@ class BufferSlabTest {
       assertThat(slab.registeredBytes()).as("idle: one base chunk of slack").isEqualTo((long) CHUNK * SIZE);
     }
   }
+
+  @Test
+  void randomTakesAndGivesNeverLendABufferTwiceAndAnIdleSlabKeepsOneBaseChunk() {
+    java.util.Random random = new java.util.Random(21);
+    for (int cap : new int[] {CHUNK, 5 * CHUNK, 13 * CHUNK, 64 * CHUNK}) {
+      try (BufferSlab slab = new BufferSlab(pd, SIZE, cap, CHUNK, Access.local())) {
+        java.util.BitSet held = new java.util.BitSet();
+        List<Integer> order = new ArrayList<>();
+        for (int step = 0; step < 20_000; step++) {
+          // phases of growth and shrinkage, so that chunks come and go
+          boolean growing = (step / 2_000) % 2 == 0;
+          if (order.isEmpty() || (random.nextInt(10) < (growing ? 7 : 3) && slab.available() > 0)) {
+            int b = slab.take();
+            assertThat(b).as("a free buffer under the cap").isBetween(0, cap - 1);
+            assertThat(held.get(b)).as("buffer %d lent twice", b).isFalse();
+            held.set(b);
+            order.add(b);
+            slab.memory(b).set(ValueLayout.JAVA_INT, slab.offset(b), b);
+          } else {
+            int b = order.remove(random.nextInt(order.size()));
+            assertThat(slab.memory(b).get(ValueLayout.JAVA_INT, slab.offset(b))).as("buffer %d's own bytes", b)
+                .isEqualTo(b);
+            assertThat(slab.offset(b) + SIZE).isLessThanOrEqualTo(slab.memory(b).byteSize());
+            held.clear(b);
+            slab.give(b);
+          }
+          assertThat(slab.inUse()).isEqualTo(held.cardinality());
+          assertThat(slab.registeredBytes()).isGreaterThanOrEqualTo((long) held.cardinality() * SIZE);
+        }
+        order.forEach(slab::give);
+        assertThat(slab.inUse()).isZero();
+        assertThat(slab.registeredBytes()).as("idle, cap %d: at most one base chunk", cap)
+            .isLessThanOrEqualTo((long) CHUNK * SIZE);
+      }
+    }
+  }
 }

@@ -23,13 +23,15 @@ import reactor.util.Loggers;
  * buffers, each next one twice the last, up to {@link #MAX_CHUNK_MULTIPLE} times the base. A slab
  * of n base chunks' worth thus registers about {@code 4 + n / 8} regions rather than n (on rxe
  * with 1 MiB base chunks, 256 MiB is 35 regions, not 256), while what it registers beyond what
- * it uses stays under one largest chunk. One region for the whole slab would pin its cap up front
+ * it uses stays about one largest chunk (at most a quarter more, the hysteresis), and one base
+ * chunk once idle. One region for the whole slab would pin its cap up front
  * (rxe has no on-demand paging), and a region cannot grow in place.
  *
  * <p>A buffer's number names its chunk ({@link #chunkOf}) and its place in it. Buffers are taken
  * from the lowest chunk that has a free one, so that use packs into the low chunks and the high
- * ones empty out and can go, the highest first. Every operation is O(chunks / 64) at worst, bar
- * a chunk's going (O(chunks)), and allocates nothing but a new chunk. Not thread-safe: its owner
+ * ones empty out and can go, the highest first; an idle slab keeps at most one base chunk. Every
+ * operation is O(chunks / 64) at worst, bar a chunk's going (O(chunks)), and allocates nothing but
+ * a new chunk. Not thread-safe: its owner
  * (a loop) serialises the calls.
  */
 final class BufferSlab implements AutoCloseable {
@@ -193,25 +195,36 @@ final class BufferSlab implements AutoCloseable {
       }
       return;
     }
-    if (freeCount[chunk] == chunkSize[chunk]) {
-      shrink();
-    } else if (freeCount[highest] == chunkSize[highest] && mayGo(highest)) {
-      deregister(highest); // the top chunk emptied earlier and now enough is free besides it
-      shrink();
+    if (freeBuffers == allocatedBuffers) {
+      if (allocatedBuffers > chunkBuffers) {
+        trimIdle(); // idle: whatever the order buffers came back in, one base chunk of slack at most
+      }
+    } else if (freeCount[chunk] == chunkSize[chunk] || freeCount[highest] == chunkSize[highest]) {
+      shrink(); // this chunk emptied, or the top one had and more is free besides it now
     }
   }
 
-  /** Deregisters the highest empty chunk, the largest, while enough stays free besides it. O(chunks). */
+  /** Deregisters empty chunks, the highest (the largest) first, each while enough stays free besides it. O(chunks). */
   private void shrink() {
-    for (;;) {
-      int h = highest;
-      while (h >= 0 && (arenas[h] == null || freeCount[h] != chunkSize[h])) {
-        h--;
+    for (int c = highest; c >= 0; c--) {
+      if (arenas[c] != null && freeCount[c] == chunkSize[c] && mayGo(c)) {
+        deregister(c);
       }
-      if (h < 0 || !mayGo(h)) {
-        return;
+    }
+  }
+
+  /** Nothing is taken: keeps the lowest registered chunk of at most a base chunk's size, if any, and no other. */
+  private void trimIdle() {
+    int keep = -1;
+    for (int c = 0; c <= highest && keep < 0; c++) {
+      if (arenas[c] != null && chunkSize[c] <= chunkBuffers) {
+        keep = c;
       }
-      deregister(h);
+    }
+    for (int c = highest; c >= 0; c--) {
+      if (c != keep && arenas[c] != null) {
+        deregister(c);
+      }
     }
   }
 

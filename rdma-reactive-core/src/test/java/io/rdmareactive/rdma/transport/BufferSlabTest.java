@@ -211,4 +211,23 @@ class BufferSlabTest {
       }
     }
   }
+
+  @Test
+  void anIdleSlabKeepsOneBaseChunkWhateverTheOrderBuffersComeBackIn() {
+    for (int taken : new int[] {9, 16}) { // chunks of 1, 1, 2, 4, 8 buffers
+      for (boolean ascending : new boolean[] {true, false}) {
+        try (BufferSlab slab = new BufferSlab(pd, SIZE, 16, 1, Access.local())) {
+          for (int i = 0; i < taken; i++) {
+            slab.take();
+          }
+          for (int i = 0; i < taken; i++) {
+            slab.give(ascending ? i : taken - 1 - i);
+          }
+          assertThat(slab.registeredBytes()).as("%d taken, given back %s", taken, ascending ? "ascending" : "descending")
+              .isLessThanOrEqualTo(SIZE);
+          assertThat(slab.take()).as("and it lends again").isBetween(0, 15);
+        }
+      }
+    }
+  }
 }

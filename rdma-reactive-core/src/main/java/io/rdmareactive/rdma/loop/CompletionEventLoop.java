@@ -214,6 +214,7 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
   @Override
   public void run() {
     Throwable failure = null;
+    long slept = -1; // how long the last sleep lasted, until its wake's drain tells whether it was for a completion
     try {
       for (;;) {
         takeAdded();
@@ -242,8 +243,15 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
           }
           // Nothing to serve: sleep until the next timer (or until a CQ, timer or task comes).
         } else {
+          int delivered = 0;
           while ((r = ready.poll()) != null) {
-            r.drain();
+            delivered += r.drain();
+          }
+          if (slept >= 0) {
+            if (delivered > 0) {
+              spin.woke(slept); // not for an event whose completion a spin already took: those cost nothing
+            }
+            slept = -1;
           }
           if (pending()) {
             continue;
@@ -262,7 +270,9 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
           awaitDemand(wait);
           continue;
         }
+        long asleep = System.nanoTime();
         if (awaitEvent(channel, wait)) {
+          slept = System.nanoTime() - asleep;
           CompletionQueue cq;
           while ((cq = channel.nextEvent()) != null) {
             CompletionRegistration owner = served.get(cq);

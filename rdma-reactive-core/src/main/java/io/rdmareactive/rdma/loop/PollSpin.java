@@ -8,6 +8,15 @@ import org.jspecify.annotations.Nullable;
  * A loop's spin before it sleeps: polls the CQs with demand until one delivers, the loop has
  * something else to do, or the poll budget passes, with the idle strategy between empty rounds.
  * Loop thread only, as is the {@link CompletionEventLoop} that owns it.
+ *
+ * <p>The budget adapts (issue 12's "ping-pong under load does not pay a kernel wakeup per
+ * message"): when a sleep ends with a completion soon after the spin gave up, so that a spin a
+ * little longer would have caught it, the budget grows to a quarter more than that whole wait, up
+ * to {@link #MAX_GROWTH} times the configured budget and at most {@link #MAX_BUDGET_NANOS}; a
+ * longer sleep halves it back toward the configured one. So a request-response whose round trip
+ * outlasts the configured budget (large messages, a slow handler, an emulated machine) stops
+ * arming, sleeping and waking per message, and a loop gone quiet spins only its configured budget
+ * again within a few sleeps.
  */
 final class PollSpin {
   /** Empty polling rounds between clock reads in {@link #spin()}. */
@@ -16,8 +25,16 @@ final class PollSpin {
   private final CompletionEventLoop loop;
   /** The loop's CQs, in the order they are polled. */
   private final List<CompletionRegistration> served;
-  /** How long it polls after the last completion; negative: until something comes. */
+  /** The most the budget grows to, in multiples of the configured one. */
+  static final int MAX_GROWTH = 20;
+  /** The most the budget grows to whatever the configured one (1 ms); never below the configured one. */
+  static final long MAX_BUDGET_NANOS = 1_000_000;
+
+  /** The configured budget: how long it polls after the last completion; negative: until something comes. */
   private final long pollBudgetNanos;
+  /** The budget now: the configured one, grown while sleeps end soon after the spin gave up. */
+  private long budgetNanos;
+  private final long maxBudgetNanos;
   private final @Nullable IdleStrategy idleStrategy;
 
   PollSpin(CompletionEventLoop loop, List<CompletionRegistration> served, long pollBudgetNanos,
@@ -25,7 +42,28 @@ final class PollSpin {
     this.loop = loop;
     this.served = served;
     this.pollBudgetNanos = pollBudgetNanos;
+    this.budgetNanos = pollBudgetNanos;
+    this.maxBudgetNanos = Math.max(pollBudgetNanos, Math.min(MAX_GROWTH * pollBudgetNanos, MAX_BUDGET_NANOS));
     this.idleStrategy = idleStrategy;
+  }
+
+  /** The budget the next spin has. */
+  long budgetNanos() {
+    return budgetNanos;
+  }
+
+  /**
+   * The loop slept {@code sleptNanos} after a spin that found nothing and woke to a completion
+   * event: grows the budget if a longer spin (within the largest budget) would have caught it,
+   * halves it back toward the configured one otherwise.
+   */
+  void woke(long sleptNanos) {
+    if (pollBudgetNanos <= 0) {
+      return; // busy (never sleeps) or no spin at all: nothing to adapt
+    }
+    long waited = budgetNanos + sleptNanos;
+    budgetNanos = waited <= maxBudgetNanos ? Math.min(maxBudgetNanos, waited + (waited >> 2))
+        : Math.max(pollBudgetNanos, budgetNanos >> 1);
   }
 
   /**
@@ -66,7 +104,7 @@ final class PollSpin {
         if (loop.timers.dueAt(now)) {
           return true;
         }
-        if (pollBudgetNanos >= 0 && now - start >= pollBudgetNanos) {
+        if (pollBudgetNanos >= 0 && now - start >= budgetNanos) {
           return false;
         }
       }

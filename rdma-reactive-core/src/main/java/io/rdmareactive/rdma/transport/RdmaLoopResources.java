@@ -42,6 +42,10 @@ import reactor.util.Loggers;
  *   <li>{@link #create(String, int)}: event mode. A loop polls the CQs with demand for a short
  *       budget after the last completion ({@link #DEFAULT_POLL_BUDGET}), then arms the channel and
  *       sleeps, so ping-pong under load pays no kernel wakeup per message and idle loops sleep.
+ *       The budget adapts: when a completion wakes the loop soon after its spin gave up, the next
+ *       spins last a quarter longer than that wait, up to 20 times the budget and at most 1 ms;
+ *       longer sleeps halve it back. So round trips longer than the budget (large messages, slow
+ *       handlers, an emulated machine) do not pay a wakeup each either.
  *   <li>{@link #busyPoll(String, int, IdleStrategy)}: a loop never sleeps while it serves a
  *       connection; it polls all its CQs in turn with the idle strategy between empty rounds.
  *   <li>{@link #threadPerConnection(IdleStrategy)}: a busy-polling loop of its own per connection
@@ -104,7 +108,8 @@ public final class RdmaLoopResources implements Disposable {
 
   /**
    * {@code loops} event-mode loops that poll for {@code pollBudget} after the last completion
-   * before they sleep ({@link Duration#ZERO}: sleep at once, a kernel wakeup per completion).
+   * before they sleep ({@link Duration#ZERO}: sleep at once, a kernel wakeup per completion), or for
+   * up to 20 times that (at most 1 ms) while completions keep waking them soon after they sleep.
    */
   public static RdmaLoopResources create(String prefix, int loops, Duration pollBudget) {
     checkCount(loops);

@@ -214,7 +214,6 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
   @Override
   public void run() {
     Throwable failure = null;
-    long slept = -1; // how long the last sleep lasted, until its wake's drain tells whether it was for a completion
     try {
       for (;;) {
         takeAdded();
@@ -247,12 +246,7 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
           while ((r = ready.poll()) != null) {
             delivered += r.drain();
           }
-          if (slept >= 0) {
-            if (delivered > 0) {
-              spin.woke(slept); // not for an event whose completion a spin already took: those cost nothing
-            }
-            slept = -1;
-          }
+          spin.drained(delivered);
           if (pending()) {
             continue;
           }
@@ -270,9 +264,8 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
           awaitDemand(wait);
           continue;
         }
-        long asleep = System.nanoTime();
         if (awaitEvent(channel, wait)) {
-          slept = System.nanoTime() - asleep;
+          spin.awoke();
           CompletionQueue cq;
           while ((cq = channel.nextEvent()) != null) {
             CompletionRegistration owner = served.get(cq);

@@ -44,8 +44,9 @@ import reactor.util.Loggers;
  *       sleeps, so ping-pong under load pays no kernel wakeup per message and idle loops sleep.
  *       The budget adapts: when a completion wakes the loop soon after its spin gave up, the next
  *       spins last a quarter longer than that wait, up to 20 times the budget and at most 1 ms;
- *       longer sleeps halve it back. So round trips longer than the budget (large messages, slow
- *       handlers, an emulated machine) do not pay a wakeup each either.
+ *       each completion that comes later than that halves it back (a budget of 1 ms or more does
+ *       not adapt). So round trips longer than the budget (large messages, slow handlers, an
+ *       emulated machine) do not pay a wakeup each either.
  *   <li>{@link #busyPoll(String, int, IdleStrategy)}: a loop never sleeps while it serves a
  *       connection; it polls all its CQs in turn with the idle strategy between empty rounds.
  *   <li>{@link #threadPerConnection(IdleStrategy)}: a busy-polling loop of its own per connection
@@ -109,7 +110,8 @@ public final class RdmaLoopResources implements Disposable {
   /**
    * {@code loops} event-mode loops that poll for {@code pollBudget} after the last completion
    * before they sleep ({@link Duration#ZERO}: sleep at once, a kernel wakeup per completion), or for
-   * up to 20 times that (at most 1 ms) while completions keep waking them soon after they sleep.
+   * up to 20 times that (at most 1 ms) while completions keep waking them soon after they sleep;
+   * each later completion halves it back, and a budget of 1 ms or more does not adapt.
    */
   public static RdmaLoopResources create(String prefix, int loops, Duration pollBudget) {
     checkCount(loops);

@@ -109,9 +109,8 @@ public final class RdmaLoopResources implements Disposable {
 
   /**
    * {@code loops} event-mode loops that poll for {@code pollBudget} after the last completion
-   * before they sleep ({@link Duration#ZERO}: sleep at once, a kernel wakeup per completion), or for
-   * up to 20 times that (at most 1 ms) while completions keep waking them soon after they sleep;
-   * each later completion halves it back, and a budget of 1 ms or more does not adapt.
+   * before they sleep ({@link Duration#ZERO}: sleep at once, a kernel wakeup per completion); the
+   * budget adapts as the class description says.
    */
   public static RdmaLoopResources create(String prefix, int loops, Duration pollBudget) {
     checkCount(loops);

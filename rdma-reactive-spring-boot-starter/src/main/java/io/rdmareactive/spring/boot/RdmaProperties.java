@@ -51,8 +51,8 @@ public class RdmaProperties implements Validator {
   private int loops = RdmaLoopResources.DEFAULT_LOOP_COUNT;
 
   /**
-   * Event mode: how long a loop keeps polling after the last completion before it sleeps (it
-   * adapts up to 20 times this, at most 1 ms, while completions wake it soon after it sleeps).
+   * Event mode: how long a loop keeps polling after the last completion before it sleeps; it
+   * adapts as {@link RdmaLoopResources} describes.
    */
   private Duration pollBudget = RdmaLoopResources.DEFAULT_POLL_BUDGET;
 
@@ -102,8 +102,8 @@ public class RdmaProperties implements Validator {
   }
 
   /**
-   * Event mode: how long a loop keeps polling after the last completion before it sleeps (it
-   * adapts up to 20 times this, at most 1 ms, while completions wake it soon after it sleeps).
+   * Event mode: how long a loop keeps polling after the last completion before it sleeps; it
+   * adapts as {@link RdmaLoopResources} describes.
    */
   public Duration getPollBudget() {
     return pollBudget;

@@ -38,7 +38,10 @@ import org.jspecify.annotations.Nullable;
  * hand-off), the threads the client's subscriber ran on, and the p50 round trip (timing: noise on
  * a loaded host), plus the JVM's thread ids and names, for the strace log's thread ids.
  *
- * <pre>LatencyProbe --address A --provider native|in-memory --mode busy-poll|event --iterations N --out FILE [--profile]</pre>
+ * <p>{@code --trace} turns the kernel's tracing on for the window only (the guest script sets up a
+ * {@code function_graph} trace that {@link KernelTrace} reads).
+ *
+ * <pre>LatencyProbe --address A --provider native|in-memory --mode busy-poll|event --iterations N --out FILE [--profile] [--trace]</pre>
  */
 final class LatencyProbe {
   private LatencyProbe() {}
@@ -50,6 +53,7 @@ final class LatencyProbe {
     int iterations = 2_000;
     int size = 8;
     boolean profile = false;
+    boolean trace = false;
     int serve = 0;
     int connect = 0;
     Path out = Path.of("latency-probe.txt");
@@ -66,6 +70,7 @@ final class LatencyProbe {
         case "--size" -> size = Integer.parseInt(args[++i]);
         case "--out" -> out = Path.of(args[++i]);
         case "--profile" -> profile = true;
+        case "--trace" -> trace = true;
         case "--serve" -> serve = Integer.parseInt(args[++i]);
         case "--connect" -> connect = Integer.parseInt(args[++i]);
         case "--clock" -> { // what one System.nanoTime() costs here (a system call where the clock has no vDSO path)
@@ -87,7 +92,8 @@ final class LatencyProbe {
       run.serve(serve);
       System.exit(0);
     }
-    List<String> lines = run.measure(iterations, profile ? out.resolveSibling(out.getFileName() + ".jfr") : null, connect);
+    List<String> lines = run.measure(iterations, profile ? out.resolveSibling(out.getFileName() + ".jfr") : null, connect,
+        trace);
     Files.write(out, lines);
     lines.forEach(System.out::println);
     System.exit(0); // the loops' daemon threads need no wait
@@ -137,7 +143,7 @@ final class LatencyProbe {
      * above 0, in another one on that port; with {@code jfr} set, JFR samples them too (see
      * {@link ProbeProfile}).
      */
-    List<String> measure(int iterations, @Nullable Path jfr, int connect) throws Exception {
+    List<String> measure(int iterations, @Nullable Path jfr, int connect, boolean trace) throws Exception {
       AtomicReference<RdmaConnection> accepted = new AtomicReference<>();
       @Nullable DisposableRdmaServer server = connect > 0 ? null : echo(0, accepted);
       RdmaConnection conn = RdmaClient.create().host(address).port(connect > 0 ? connect : server.port())
@@ -164,7 +170,7 @@ final class LatencyProbe {
           done[0].countDown();
           return;
         }
-        state[1] = System.nanoTime();
+        state[1] = now; // one clock read per round trip, as RdmaBench and perftest
         pinger.ping();
       }, Throwable::printStackTrace);
       conn.outbound().send(pinger).subscribe(null, e -> {
@@ -192,9 +198,11 @@ final class LatencyProbe {
       PathBreakdown path = new PathBreakdown();
       path.start(clientThread[0]);
       new File("/LATENCY-PROBE-BEGIN").exists(); // the strace window's start
+      tracing(trace, "1");
       long windowStart = System.nanoTime();
       rounds(pinger, state, done, iterations);
       long windowNanos = System.nanoTime() - windowStart;
+      tracing(trace, "0");
       new File("/LATENCY-PROBE-END").exists();
       recording[0] = false;
       List<String> steps = path.stop(iterations);
@@ -236,6 +244,13 @@ final class LatencyProbe {
         server.disposeNow(Duration.ofSeconds(60));
       }
       return lines;
+    }
+
+    /** Turns the kernel's tracing on or off around the window ({@code --trace}; root, tracefs mounted). */
+    private static void tracing(boolean trace, String on) throws IOException {
+      if (trace) {
+        Files.writeString(Path.of("/sys/kernel/tracing/tracing_on"), on);
+      }
     }
 
     private static void rounds(Pinger<byte[]> pinger, long[] state, CountDownLatch[] done, int n)

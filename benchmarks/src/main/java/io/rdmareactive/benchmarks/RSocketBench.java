@@ -161,9 +161,7 @@ final class RSocketBench implements EndToEnd.Bench {
       byte[] data = new byte[size];
       long[] state = new long[2]; // [0] round, [1] start ns
       Flux.defer(() -> {
-        if (state[0] == 0) {
-          state[1] = System.nanoTime(); // later rounds start at the previous one's end: one clock read per round trip
-        }
+        state[1] = System.nanoTime();
         return rsocket.requestResponse(ByteBufPayload.create(Unpooled.wrappedBuffer(data)));
       }).doOnNext(p -> {
         long now = System.nanoTime();
@@ -172,7 +170,6 @@ final class RSocketBench implements EndToEnd.Bench {
         if (round >= warmup) {
           samples[round - warmup] = now - state[1];
         }
-        state[1] = now;
       }).repeat(warmup + iterations - 1L).then().block(WAIT);
       if (state[0] != warmup + iterations) {
         throw new IllegalStateException(name + " ping-pong stopped after " + state[0] + " of " + (warmup + iterations));

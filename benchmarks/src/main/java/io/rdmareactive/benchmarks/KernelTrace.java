@@ -30,6 +30,10 @@ import java.util.regex.Pattern;
  *       post up to the system call. The process's share of one way.
  * </ul>
  *
+ * <p>Busy-poll only: an event-mode loop arms its CQ with a {@code write()} of its own, which this
+ * would count as a doorbell. The guest script sets {@code trace_clock} to {@code global}, so that
+ * timestamps from the two CPUs compare.
+ *
  * <pre>KernelTrace TRACE...</pre> prints one line per thread of the two busiest (medians, µs).
  */
 final class KernelTrace {
@@ -41,6 +45,9 @@ final class KernelTrace {
   /** One write: entry and exit (µs), and the first completion posted inside it (NaN if none). */
   private record Write(double entry, double exit, double cqe) {}
 
+  /** Each thread's writes, the trace lines that fit no write, and the writes dropped for a stalled clock. */
+  private record Parsed(Map<String, List<Write>> writes, int unmatched, int stalled) {}
+
   public static void main(String[] args) throws IOException {
     for (String file : args) {
       System.out.println("# " + Path.of(file).getFileName());
@@ -48,38 +55,54 @@ final class KernelTrace {
     }
   }
 
-  private static Map<String, List<Write>> parse(Path trace) throws IOException {
+  /**
+   * Each thread's writes, keyed by the trace's task column (name and thread id): a write may return
+   * on another CPU than it entered on, and only its own thread runs inside it.
+   */
+  private static Parsed parse(Path trace) throws IOException {
     Map<String, List<Write>> writes = new LinkedHashMap<>();
-    Map<String, double[]> open = new HashMap<>(); // cpu -> {entry, cqe}
-    Map<String, String> openTask = new HashMap<>();
+    Map<String, double[]> open = new HashMap<>(); // task -> {entry, cqe}
+    int unmatched = 0;
+    int stalled = 0;
     for (String line : Files.readAllLines(trace)) {
       Matcher m = LINE.matcher(line);
       if (!m.matches()) {
         continue;
       }
       double ts = Double.parseDouble(m.group(1)) * 1e6;
-      String cpu = m.group(2);
       String task = m.group(3);
       String call = m.group(5).strip();
       if (call.startsWith("ib_uverbs_write") && call.endsWith("{")) {
-        open.put(cpu, new double[] {ts, Double.NaN});
-        openTask.put(cpu, task);
+        if (open.put(task, new double[] {ts, Double.NaN}) != null) {
+          unmatched++; // a write that never returned in the trace
+        }
       } else if (call.startsWith("rxe_cq_post")) {
-        double[] w = open.get(cpu);
-        if (w != null && Double.isNaN(w[1])) {
+        double[] w = open.get(task);
+        if (w == null) {
+          unmatched++;
+        } else if (Double.isNaN(w[1])) {
           w[1] = ts;
         }
       } else if (call.startsWith("}")) {
-        double[] w = open.remove(cpu);
-        if (w != null) {
-          writes.computeIfAbsent(openTask.get(cpu), k -> new ArrayList<>()).add(new Write(w[0], ts, w[1]));
+        double[] w = open.remove(task);
+        if (w == null) {
+          unmatched++;
+        } else if (ts <= w[0] || w[1] <= w[0]) {
+          // The guest's trace clock stalls at times (one value over hundreds of lines, under TCG):
+          // a doorbell write takes tens of µs, so a write that took none is dropped.
+          stalled++;
+        } else {
+          writes.computeIfAbsent(task, k -> new ArrayList<>()).add(new Write(w[0], ts, w[1]));
         }
+      } else if (call.startsWith("ib_uverbs_write")) {
+        unmatched++; // a write with nothing traced inside it: not a doorbell of this exchange
       }
     }
-    return writes;
+    return new Parsed(writes, unmatched, stalled);
   }
 
-  private static List<String> report(Map<String, List<Write>> writes) {
+  private static List<String> report(Parsed parsed) {
+    Map<String, List<Write>> writes = parsed.writes();
     List<String> tasks = writes.keySet().stream()
         .sorted((a, b) -> Integer.compare(writes.get(b).size(), writes.get(a).size())).limit(2).toList();
     List<String> lines = new ArrayList<>();
@@ -94,8 +117,12 @@ final class KernelTrace {
       double[] write = new double[own.size()];
       double[] cqeAt = new double[own.size()];
       double[] reaction = new double[own.size()];
+      double[] cqeAtPeerIdle = new double[own.size()];
+      double[] cqeAtPeerBusy = new double[own.size()];
       int n = 0;
       int c = 0;
+      int idle = 0;
+      int busy = 0;
       int overlapped = 0;
       for (int i = 0; i < own.size(); i++) {
         Write w = own.get(i);
@@ -104,6 +131,14 @@ final class KernelTrace {
           continue;
         }
         cqeAt[c++] = w.cqe() - w.entry();
+        // The device's part depends on whether the peer was still in the kernel (its own write)
+        // when this write began: both programs are compared within each case.
+        int k = firstAfter(peerEntries, w.entry());
+        if (k > 0 && peer.get(k - 1).exit() > w.entry()) {
+          cqeAtPeerBusy[busy++] = w.cqe() - w.entry();
+        } else {
+          cqeAtPeerIdle[idle++] = w.cqe() - w.entry();
+        }
         int j = firstAfter(peerEntries, w.cqe());
         if (j >= peer.size()) {
           continue;
@@ -119,10 +154,12 @@ final class KernelTrace {
         rtt[i] = own.get(i + 1).entry() - own.get(i).entry();
       }
       lines.add(String.format(Locale.ROOT,
-          "%s writes %d write_us %.1f round_trip_us %.1f cqe_at_us %.1f peer_reaction_us %.1f (n %d; %d with the peer still in a write)",
-          task, own.size(), median(write, write.length), median(rtt, rtt.length), median(cqeAt, c), median(reaction, n), n,
-          overlapped));
+          "%s writes %d write_us %.1f round_trip_us %.1f cqe_at_us %.1f (peer in user space: %.1f, n %d; peer in a write:"
+              + " %.1f, n %d) peer_reaction_us %.1f (n %d; %d with the peer still in a write)",
+          task, own.size(), median(write, write.length), median(rtt, rtt.length), median(cqeAt, c),
+          median(cqeAtPeerIdle, idle), idle, median(cqeAtPeerBusy, busy), busy, median(reaction, n), n, overlapped));
     }
+    lines.add("lines that fit no write: " + parsed.unmatched() + "; writes dropped for a stalled clock: " + parsed.stalled());
     return lines;
   }
 

@@ -104,6 +104,13 @@ final class VerbsPingPong {
         echo.postSend(send.send(2, mr, 1024, SIZE));
       }
     }, "verbs-echo");
+    // A failed echo would leave the pinger spinning: end the run, saying why; a failed pinger ends
+    // main, and the daemon echo with it.
+    echoThread.setDaemon(true);
+    echoThread.setUncaughtExceptionHandler((t, e) -> {
+      e.printStackTrace();
+      Runtime.getRuntime().halt(1);
+    });
     ReceiveRequest receive = new ReceiveRequest();
     SendRequest send = new SendRequest();
     Counts counts = new Counts();

@@ -1,5 +1,5 @@
 import re,sys,glob,collections,statistics
-# usage: trials.py DIR  -> per label: every trial's p50 (trials 1-4; trial 0 is the first after warm-up), median, count in fast mode
+# usage: trials.py DIR [FIRST] -> per label: every trial's p50 (from trial FIRST on, default 0), sorted, their median and mean
 d=sys.argv[1]
 by=collections.defaultdict(list)
 for f in sorted(glob.glob(d+'/pong-*.log')):

@@ -6,6 +6,8 @@ import io.rdmareactive.rdma.ConnectionException;
 import io.rdmareactive.rdma.conformance.LeakCheck;
 import java.time.Duration;
 import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -77,20 +79,31 @@ public abstract class AbstractPortDownTest {
       long start = System.nanoTime();
       portDown();
       long returned = System.nanoTime();
+      // Each failure as it came, for a failure's message: which end was late, or failed otherwise.
+      Queue<String> came = new ConcurrentLinkedQueue<>();
+      Flux<Throwable> failures = Flux.merge(idleSaw.asMono().map(e -> named("idle client", e)),
+          streamSaw.asMono().map(e -> named("streaming client", e)),
+          serverSaw.asFlux().take(2).map(e -> named("server", e)))
+          .doOnNext(e -> came.add((System.nanoTime() - start) / 1_000_000 + " ms: " + e.getMessage()));
       // Both ends of both connections are on the device: the server's two fail as the clients do.
-      StepVerifier.create(Flux.merge(idleSaw.asMono(), streamSaw.asMono(), serverSaw.asFlux().take(2)))
-          .thenConsumeWhile(e -> {
-            assertNamesTheEvent(e, event);
-            return true;
-          })
-          .expectComplete()
-          .verify(WAIT);
+      try {
+        StepVerifier.create(failures)
+            .thenConsumeWhile(e -> {
+              assertNamesTheEvent(e.getCause(), event);
+              return true;
+            })
+            .expectComplete()
+            .verify(WAIT);
+      } catch (AssertionError e) {
+        throw new AssertionError(e.getMessage() + "; the failures as they came, from taking the port down: " + came, e);
+      }
       long end = System.nanoTime();
       Duration noticed = Duration.ofNanos(end - start);
       System.out.println("port down (" + fixture().provider() + "): idle, streaming and server connections failed with "
           + event + " within " + noticed.toMillis() + " ms of taking the port down ("
           + Duration.ofNanos(end - returned).toMillis() + " ms after that returned)");
-      assertThat(noticed).isLessThan(noticeBound());
+      assertThat(noticed).as("time to notice (taking the port down took %d ms); the failures as they came: %s",
+          (returned - start) / 1_000_000, came).isLessThan(noticeBound());
       StepVerifier.create(idle.onDispose()).expectComplete().verify(WAIT);
       StepVerifier.create(streaming.onDispose()).expectComplete().verify(WAIT);
     } finally {
@@ -110,6 +123,11 @@ public abstract class AbstractPortDownTest {
       Thread.sleep(20);
     }
     assertThat(providerThreads()).as("provider threads (rdma-cm-*, rdma-async-*) after closing").isEqualTo(threadsBefore);
+  }
+
+  /** {@code e} wrapped with the connection it failed: its message says which end it was. */
+  private static Throwable named(String end, Throwable e) {
+    return new Exception(end + ": " + e, e);
   }
 
   private static void assertNamesTheEvent(Throwable e, String event) {

@@ -141,7 +141,11 @@ public final class CompletionRegistration {
    * deliver). A handler or a poll that throws, an Error included, ends this registration only.
    */
   int drain() {
-    scheduled.set(false);
+    if (scheduled.get()) {
+      // Cleared only when set: a busy loop's spin drains every round, and a volatile write is a
+      // full fence. A request that sets it after this read queues this registration again.
+      scheduled.set(false);
+    }
     int delivered = 0;
     try {
       for (;;) {

@@ -3,30 +3,35 @@ package io.rdmareactive.rdma.transport;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * A connection's counters behind {@link RdmaStatistics}: written by the connection's drain alone
- * (so plain increments of volatile fields suffice), read by anyone through {@link #snapshot}.
+ * A connection's counters behind {@link RdmaStatistics}: written by the connection's drain alone,
+ * as plain fields, and read by anyone through {@link #snapshot} after {@link
+ * ConnectionDrain#synchronize} (each drain pass ends with a write to the drain's work-in-progress
+ * counter, which that reads), so a snapshot sees every pass that finished. Not volatile: a
+ * volatile write is a full fence on x86, and each message passed about a dozen of them on the
+ * loop's hot path.
  */
 final class ConnectionCounters {
-  private volatile long messagesSent;
-  private volatile long messagesReceived;
-  private volatile long bytesSent;
-  private volatile long bytesReceived;
-  private volatile long creditUpdatesSent;
-  private volatile long creditUpdatesReceived;
-  private volatile int maxSendsInFlight;
-  private volatile long receiverNotReady;
-  private volatile long creditViolations;
-  private volatile long creditStalls;
-  private volatile long completionErrors;
-  private volatile long flushGiveUps;
-  private volatile long dataSends;
-  /** Views over receive buffers not yet released: made by the drain, released from any thread. */
-  private final AtomicLong messagesHeld = new AtomicLong();
-  private volatile long doorbells;
-  private volatile long signaledSends;
-  private volatile long completionsPolled;
-  private volatile long bytesCopied;
-  private volatile long bytesRead;
+  private long messagesSent;
+  private long messagesReceived;
+  private long bytesSent;
+  private long bytesReceived;
+  private long creditUpdatesSent;
+  private long creditUpdatesReceived;
+  private int maxSendsInFlight;
+  private long receiverNotReady;
+  private long creditViolations;
+  private long creditStalls;
+  private long completionErrors;
+  private long flushGiveUps;
+  private long dataSends;
+  /** Views over receive buffers made (drain); those released, from any thread, are counted apart. */
+  private long messagesMade;
+  private final AtomicLong messagesLetGo = new AtomicLong();
+  private long doorbells;
+  private long signaledSends;
+  private long completionsPolled;
+  private long bytesCopied;
+  private long bytesRead;
   /**
    * Sequence numbers of the data sends in flight that end messages, and how many each ends (a
    * batch ends several), so that a message counts as sent when its last send completes (a ring:
@@ -47,7 +52,15 @@ final class ConnectionCounters {
     return new RdmaStatistics(messagesSent, messagesReceived, bytesSent, bytesReceived, creditUpdatesSent,
         creditUpdatesReceived, credits, maxSendsInFlight, receiverNotReady, creditViolations, creditStalls,
         completionErrors, registeredBytes, flushGiveUps, dataSends, doorbells, signaledSends, completionsPolled,
-        messagesHeld.get(), bytesCopied, bytesRead);
+        held(), bytesCopied, bytesRead);
+  }
+
+  /**
+   * Views not yet released. A snapshot taken during a pass may see a release of a view that pass
+   * made before it sees the view: never below 0.
+   */
+  private long held() {
+    return Math.max(0, messagesMade - messagesLetGo.get());
   }
 
   void bytesReceived(int n) {
@@ -56,12 +69,12 @@ final class ConnectionCounters {
 
   /** A message view over a receive buffer was made (drain). */
   void messageHeld() {
-    messagesHeld.incrementAndGet();
+    messagesMade++;
   }
 
   /** A message view was released, or dropped undelivered (any thread). */
   void messageLetGo() {
-    messagesHeld.decrementAndGet();
+    messagesLetGo.incrementAndGet();
   }
 
   void messageReceived() {

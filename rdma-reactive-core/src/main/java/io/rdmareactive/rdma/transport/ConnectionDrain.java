@@ -20,6 +20,15 @@ final class ConnectionDrain {
   private final AtomicInteger wip = new AtomicInteger();
   private final Runnable drainLoop = this::drainLoop;
   private int drainFailures;
+  /**
+   * The loop thread is inside a pass ({@code passing}), and something asked for another since it
+   * began ({@code again}). A request from inside a pass (a subscriber's onNext, a release, a
+   * request for more, all on the loop thread) sets {@code again} rather than the atomic counter:
+   * an atomic increment is a full fence, and a message made several such requests per side.
+   * Written and read by the thread running the pass only.
+   */
+  private boolean passing;
+  private boolean again;
 
   ConnectionDrain(ConnectionOperations connection, CompletionEventLoop loop, ConnectionCloser closer) {
     this.connection = connection;
@@ -33,6 +42,10 @@ final class ConnectionDrain {
    * work to a channel's event loop, so credits, sends and receives are posted by one thread.
    */
   void drain() {
+    if (passing && loop.inLoop()) {
+      again = true; // the pass in progress runs once more before it gives the counter back
+      return;
+    }
     if (wip.getAndIncrement() != 0) {
       return;
     }
@@ -53,10 +66,13 @@ final class ConnectionDrain {
   private void drainLoop() {
     int missed = 1;
     for (;;) {
+      again = false;
+      passing = loop.inLoop(); // only the loop thread takes requests through 'again'
       try {
         connection.drainOnce();
         drainFailures = 0;
       } catch (Throwable t) {
+        passing = false;
         // A user callback threw (onNext, a send's subscriber), or an Error such as an
         // OutOfMemoryError came: this connection fails and closes, the loop and its other
         // connections go on. Nothing is handed over twice: the ring and the queues take each item
@@ -71,6 +87,10 @@ final class ConnectionDrain {
         log.error("rdma-reactive: " + connection + " keeps failing; freeing it without waiting for its work requests", t);
         closer.abandon();
         drainFailures = 0;
+      }
+      passing = false;
+      if (again) {
+        continue;
       }
       missed = wip.addAndGet(-missed);
       if (missed == 0) {

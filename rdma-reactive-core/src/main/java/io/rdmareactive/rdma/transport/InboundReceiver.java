@@ -38,6 +38,8 @@ final class InboundReceiver {
    */
   private int lent = 1;
   private final int bufferSize;
+  /** MAX_MESSAGE_SIZE, read once: every message is checked against it. */
+  private final int maxMessageSize;
   private final int bufferCount;
   private final int receiveCount;
   private final RegisteredBuffers buffers;
@@ -73,6 +75,7 @@ final class InboundReceiver {
     this.raw = config.raw();
     this.shared = buffers.isShared();
     this.bufferSize = config.bufferSize();
+    this.maxMessageSize = config.maxMessageSize();
     this.bufferCount = config.bufferCount();
     this.receiveCount = config.receiveBuffers();
     this.receives = new ReceiveDoorbell(qp, buffers, bufferSize, receiveCount);
@@ -226,7 +229,7 @@ final class InboundReceiver {
   private void takeBatch(int index, int length) {
     MemorySegment memory = buffers.receiveMemory(index);
     long offset = buffers.receiveOffset(index);
-    String violation = BatchDecoder.check(memory, offset, length, config.maxMessageSize());
+    String violation = BatchDecoder.check(memory, offset, length, maxMessageSize);
     if (violation != null) {
       buffers.freeReceive(index);
       connection.protocolError(violation);
@@ -244,10 +247,10 @@ final class InboundReceiver {
 
   /** A whole message in one SEND: delivered, unless it is larger than this side accepts. */
   private void deliverChecked(int index, int length) {
-    if (length > config.maxMessageSize()) { // possible where MAX_MESSAGE_SIZE is below BUFFER_SIZE
+    if (length > maxMessageSize) { // possible where MAX_MESSAGE_SIZE is below BUFFER_SIZE
       buffers.freeReceive(index);
       connection.protocolError("it sent a message of " + length + " bytes, above the maximum of "
-          + config.maxMessageSize() + " bytes");
+          + maxMessageSize + " bytes");
       return;
     }
     deliver(index, length);

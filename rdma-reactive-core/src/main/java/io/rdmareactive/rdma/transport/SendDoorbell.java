@@ -1,6 +1,7 @@
 package io.rdmareactive.rdma.transport;
 
 import io.rdmareactive.rdma.spi.EndpointOptions;
+import io.rdmareactive.rdma.verbs.MemoryRegion;
 import io.rdmareactive.rdma.verbs.QueuePair;
 import io.rdmareactive.rdma.verbs.SendBatch;
 import io.rdmareactive.rdma.verbs.SendRequest;
@@ -96,15 +97,30 @@ final class SendDoorbell {
    * A full batch is posted first.
    */
   void queue(SendRequest r) {
+    long id = enter(r.wrId(), r.flags()); // first: a full batch is posted before this one joins it
+    batch.add().set(r).wrId(id);
+  }
+
+  /**
+   * Queues a send of one range, filled in place in the batch: what {@link #queue} does without a
+   * request to copy (every message's data send, so it is the hot path).
+   */
+  void queueSend(long wrId, SendRequest.Opcode opcode, MemoryRegion region, long offset, int length, int flags,
+      int immediate) {
+    batch.add(enter(wrId, flags), opcode).gather(region, offset, length).flags(flags).immediate(immediate);
+  }
+
+  /** Enters request {@code wrId} in the ledger, a full batch posted first; returns the id to post it with. */
+  private long enter(long wrId, int flags) {
     if (batch.size() == batch.capacity()) {
       flush();
     }
     long seq = queued++;
     int slot = (int) seq & mask;
-    ids[slot] = r.wrId();
+    ids[slot] = wrId;
     unposted[slot] = false;
-    inline[slot] = (r.flags() & SendRequest.INLINE) != 0;
-    batch.add().set(r).wrId(r.wrId() | (seq & 0xFFFF) << SEQUENCE_SHIFT);
+    inline[slot] = (flags & SendRequest.INLINE) != 0;
+    return wrId | (seq & 0xFFFF) << SEQUENCE_SHIFT;
   }
 
   /**

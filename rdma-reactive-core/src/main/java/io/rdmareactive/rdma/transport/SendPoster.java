@@ -14,6 +14,8 @@ final class SendPoster {
   private final TransportConfig config;
   private final boolean raw;
   private final int sendDepth;
+  /** INLINE_THRESHOLD, read once: every data send is checked against it. */
+  private final int inlineThreshold;
   private final RegisteredBuffers buffers;
   private final CreditWindow window;
   private final ConnectionCounters counters;
@@ -33,6 +35,7 @@ final class SendPoster {
     this.config = config;
     this.raw = config.raw();
     this.sendDepth = config.sendQueueDepth();
+    this.inlineThreshold = config.inlineThreshold();
     this.buffers = buffers;
     this.window = window;
     this.counters = counters;
@@ -99,8 +102,7 @@ final class SendPoster {
 
   /** Posts {@code length} bytes of send buffer {@code index} as a data SEND with header {@code kind}; returns its sequence number. */
   long postControl(int index, int length, int kind) {
-    request(CompletionDispatcher.DATA | index).gather(buffers.sendRegion(index), buffers.sendOffset(index), length);
-    queueData(false, kind, false);
+    queueData(index, 0, length, false, kind, false);
     return dataPosted;
   }
 
@@ -116,9 +118,15 @@ final class SendPoster {
 
   /** Posts a data SEND of {@code length} bytes at {@code at} in send buffer {@code index}. */
   void post(int index, long at, int length, boolean more, boolean batched) {
-    request(CompletionDispatcher.DATA | index).gather(buffers.sendRegion(index), buffers.sendOffset(index) + at, length);
-    int inline = config.inlineThreshold();
-    queueData(more, batched ? Protocol.BATCH : 0, inline > 0 && length <= inline);
+    queueData(index, at, length, more, batched ? Protocol.BATCH : 0, inlineThreshold > 0 && length <= inlineThreshold);
+  }
+
+  /** {@link #queueData(boolean, int, boolean)} for {@code length} bytes at {@code at} in send buffer {@code index}, filled in place. */
+  private void queueData(int index, long at, int length, boolean more, int kind, boolean inline) {
+    doorbell.queueSend(CompletionDispatcher.DATA | index, raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM,
+        buffers.sendRegion(index), buffers.sendOffset(index) + at, length,
+        SendRequest.SIGNALED | (inline ? SendRequest.INLINE : 0), raw ? 0 : window.header(more, false) | kind);
+    dataQueued();
   }
 
   /** Queues the data send filled in by {@link #request}, with the header its flags call for ({@code kind}: BATCH, RNDV, DONE or 0). */
@@ -128,6 +136,10 @@ final class SendPoster {
       sendRequest.immediate(window.header(more, false) | kind);
     }
     doorbell.queue(sendRequest);
+    dataQueued();
+  }
+
+  private void dataQueued() {
     if (!raw && !window.sent()) {
       counters.creditViolation();
     }

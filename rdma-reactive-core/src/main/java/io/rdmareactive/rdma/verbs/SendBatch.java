@@ -19,4 +19,14 @@ public final class SendBatch extends WorkRequestBatch<SendRequest> {
   public SendRequest add() {
     return append().reset(0, SendRequest.Opcode.SEND);
   }
+
+  /**
+   * The next request, appended: a signaled {@code opcode} with id {@code wrId} and no entries, to
+   * fill in (no request of the caller's own to copy in).
+   *
+   * @throws IllegalStateException when the batch is full
+   */
+  public SendRequest add(long wrId, SendRequest.Opcode opcode) {
+    return append().reset(wrId, opcode);
+  }
 }

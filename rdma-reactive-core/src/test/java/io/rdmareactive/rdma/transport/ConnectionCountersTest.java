@@ -7,6 +7,30 @@ import org.junit.jupiter.api.Test;
 class ConnectionCountersTest {
 
   @Test
+  void viewsReleasedOnOtherThreadsCountAndTheHeldFigureNeverGoesNegative() throws InterruptedException {
+    ConnectionCounters c = new ConnectionCounters(4);
+    c.messageLetGo(); // a release seen before the pass that made its view: clamped, not negative
+    assertThat(c.snapshot(0, 0).messagesHeld()).isZero();
+    for (int i = 0; i < 1001; i++) {
+      c.messageHeld();
+    }
+    Thread[] releasers = new Thread[4];
+    for (int t = 0; t < releasers.length; t++) {
+      releasers[t] = Thread.ofPlatform().start(() -> {
+        for (int i = 0; i < 250; i++) {
+          c.messageLetGo();
+        }
+      });
+    }
+    for (Thread t : releasers) {
+      t.join();
+    }
+    assertThat(c.snapshot(0, 0).messagesHeld()).isZero(); // 1001 made, 1 + 4 x 250 let go
+    c.messageHeld();
+    assertThat(c.snapshot(0, 0).messagesHeld()).isEqualTo(1);
+  }
+
+  @Test
   void aMessageCountsAsSentWhenItsLastSendCompletes() {
     ConnectionCounters c = new ConnectionCounters(4);
     c.messagesPosted(3, 1); // sends 1..3: one message in three fragments

@@ -4,6 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.rdmareactive.rdma.NativeCallException;
+import io.rdmareactive.rdma.inmemory.InMemoryProvider;
+import io.rdmareactive.rdma.verbs.Access;
+import io.rdmareactive.rdma.verbs.MemoryRegion;
+import io.rdmareactive.rdma.verbs.ProtectionDomain;
+import io.rdmareactive.rdma.verbs.RdmaContext;
 import io.rdmareactive.rdma.verbs.QueuePair;
 import io.rdmareactive.rdma.verbs.QueuePairAddress;
 import io.rdmareactive.rdma.verbs.QueuePairConnectOptions;
@@ -12,6 +17,7 @@ import io.rdmareactive.rdma.verbs.QueuePairType;
 import io.rdmareactive.rdma.verbs.ReceiveRequest;
 import io.rdmareactive.rdma.verbs.SendBatch;
 import io.rdmareactive.rdma.verbs.SendRequest;
+import java.lang.foreign.Arena;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -51,6 +57,7 @@ class SendDoorbellTest {
       for (int i = 0; i < take; i++) {
         SendRequest r = batch.get(i);
         list.add(new Posted(r.wrId(), r.isSignaled(), (r.flags() & SendRequest.INLINE) != 0));
+        requests.add(new SendRequest(r.scatterGather().capacity()).set(r));
       }
       lists.add(list);
       batch.posted(take);
@@ -64,6 +71,9 @@ class SendDoorbellTest {
     public void postSend(SendRequest r) {
       singles.add(new Posted(r.wrId(), r.isSignaled(), false));
     }
+
+    /** A copy of every request posted in a list, in order. */
+    final List<SendRequest> requests = new ArrayList<>();
 
     /** Every request posted, in order. */
     List<Posted> all() {
@@ -301,6 +311,54 @@ class SendDoorbellTest {
     d.completed(qp.lists.getFirst().getLast().wrId(), true);
     assertThat(owner.retired).containsExactly(new Retired(CompletionDispatcher.DATA | 7, true, true),
         new Retired(CompletionDispatcher.DATA | 8, true, false));
+  }
+
+  @Test
+  void aFullBatchIsPostedBeforeTheNextRequestJoinsIt() {
+    SendDoorbell d = doorbell(100);
+    for (int i = 0; i <= SendDoorbell.MAX_POST_LIST; i++) {
+      queueData(d, i);
+    }
+    assertThat(qp.lists).as("the full list, rung before the next joined").hasSize(1);
+    d.flush();
+    assertThat(qp.lists).extracting(List::size).containsExactly(SendDoorbell.MAX_POST_LIST, 1);
+    List<Posted> all = qp.all();
+    for (int i = 0; i < all.size(); i++) {
+      assertThat(SendDoorbell.queuedId(all.get(i).wrId())).as("request " + i).isEqualTo(CompletionDispatcher.DATA | i);
+    }
+  }
+
+  @Test
+  void aSendFilledInPlaceGoesAsTheSameRequestCopiedInWould() {
+    try (RdmaContext context = new InMemoryProvider().open("mem0"); ProtectionDomain pd = context.allocateProtectionDomain();
+        Arena arena = Arena.ofConfined()) {
+      MemoryRegion region = pd.registerMemory(arena.allocate(4096), Access.local());
+      SendDoorbell d = doorbell(100);
+      for (int i = 0; i <= SendDoorbell.MAX_POST_LIST; i++) { // across a full list too
+        if (i % 2 == 0) {
+          d.queueSend(CompletionDispatcher.DATA | i, SendRequest.Opcode.SEND_WITH_IMM, region, 64 + i, 8 + i,
+              SendRequest.SIGNALED | SendRequest.INLINE, 1000 + i);
+        } else {
+          d.queue(request.reset(CompletionDispatcher.DATA | i, SendRequest.Opcode.SEND_WITH_IMM).gather(region, 64 + i, 8 + i)
+              .flags(SendRequest.SIGNALED | SendRequest.INLINE).immediate(1000 + i));
+        }
+      }
+      d.flush();
+      assertThat(qp.requests).hasSize(SendDoorbell.MAX_POST_LIST + 1);
+      for (int i = 0; i < qp.requests.size(); i++) {
+        SendRequest r = qp.requests.get(i);
+        assertThat(SendDoorbell.queuedId(r.wrId())).as("id of " + i).isEqualTo(CompletionDispatcher.DATA | i);
+        assertThat(r.opcode()).isEqualTo(SendRequest.Opcode.SEND_WITH_IMM);
+        assertThat(r.immediateData()).isEqualTo(1000 + i);
+        assertThat(r.flags() & SendRequest.INLINE).as("inline " + i).isNotZero();
+        assertThat(r.scatterGather().count()).isEqualTo(1);
+        assertThat(r.scatterGather().address(0)).isEqualTo(region.address() + 64 + i);
+        assertThat(r.scatterGather().length(0)).isEqualTo(8 + i);
+        assertThat(r.scatterGather().localKey(0)).isEqualTo(region.localKey());
+      }
+      assertThat(owner.inlineFreed).hasSize(SendDoorbell.MAX_POST_LIST + 1);
+      region.close();
+    }
   }
 
   @Test

@@ -5,10 +5,9 @@ import java.util.concurrent.atomic.AtomicLong;
 /**
  * A connection's counters behind {@link RdmaStatistics}: written by the connection's drain alone,
  * as plain fields, and read by anyone through {@link #snapshot} after {@link
- * ConnectionDrain#synchronize} (each drain pass ends with a write to the drain's work-in-progress
- * counter, which that reads), so a snapshot sees every pass that finished. Not volatile: a
- * volatile write is a full fence on x86, and each message passed about a dozen of them on the
- * loop's hot path.
+ * ConnectionDrain#synchronize}, so a snapshot sees every drain run that gave its count back; one
+ * still running may be seen in part (a statistic, not a ledger). Not volatile: a volatile write is
+ * a full fence on x86, and each message passed about a dozen of them on the loop's hot path.
  */
 final class ConnectionCounters {
   private long messagesSent;
@@ -56,8 +55,8 @@ final class ConnectionCounters {
   }
 
   /**
-   * Views not yet released. A snapshot taken during a pass may see a release of a view that pass
-   * made before it sees the view: never below 0.
+   * Views not yet released: approximate while a drain runs, whose views made and released may be
+   * seen in either order; never below 0.
    */
   private long held() {
     return Math.max(0, messagesMade - messagesLetGo.get());

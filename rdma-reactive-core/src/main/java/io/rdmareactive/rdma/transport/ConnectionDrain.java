@@ -25,7 +25,7 @@ final class ConnectionDrain {
    * began ({@code again}). A request from inside a pass (a subscriber's onNext, a release, a
    * request for more, all on the loop thread) sets {@code again} rather than the atomic counter:
    * an atomic increment is a full fence, and a message made several such requests per side.
-   * Written and read by the thread running the pass only.
+   * Only the loop thread sets either to true, and only it acts on them.
    */
   private boolean passing;
   private boolean again;
@@ -42,7 +42,7 @@ final class ConnectionDrain {
    * work to a channel's event loop, so credits, sends and receives are posted by one thread.
    */
   void drain() {
-    if (passing && loop.inLoop()) {
+    if (loop.inLoop() && passing) {
       again = true; // the pass in progress runs once more before it gives the counter back
       return;
     }
@@ -56,8 +56,9 @@ final class ConnectionDrain {
   }
 
   /**
-   * Makes every drain pass that finished visible to the calling thread: each pass writes the
-   * connection's state as plain fields and ends with a write to the counter this reads.
+   * Makes every drain run that finished visible to the calling thread: a run writes the
+   * connection's state as plain fields and ends with a write to the counter this reads (passes it
+   * re-ran for requests made inside it end together with it).
    */
   void synchronize() {
     wip.get();

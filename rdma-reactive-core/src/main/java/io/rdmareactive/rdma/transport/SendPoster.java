@@ -11,7 +11,6 @@ import io.rdmareactive.rdma.verbs.SendRequest;
  */
 final class SendPoster {
   private final SendDoorbell doorbell;
-  private final TransportConfig config;
   private final boolean raw;
   private final int sendDepth;
   /** INLINE_THRESHOLD, read once: every data send is checked against it. */
@@ -32,7 +31,6 @@ final class SendPoster {
   SendPoster(SendDoorbell doorbell, TransportConfig config, RegisteredBuffers buffers, CreditWindow window,
       ConnectionCounters counters) {
     this.doorbell = doorbell;
-    this.config = config;
     this.raw = config.raw();
     this.sendDepth = config.sendQueueDepth();
     this.inlineThreshold = config.inlineThreshold();
@@ -102,7 +100,7 @@ final class SendPoster {
 
   /** Posts {@code length} bytes of send buffer {@code index} as a data SEND with header {@code kind}; returns its sequence number. */
   long postControl(int index, int length, int kind) {
-    queueData(index, 0, length, false, kind, false);
+    queueInPlace(index, 0, length, false, kind, false);
     return dataPosted;
   }
 
@@ -118,11 +116,11 @@ final class SendPoster {
 
   /** Posts a data SEND of {@code length} bytes at {@code at} in send buffer {@code index}. */
   void post(int index, long at, int length, boolean more, boolean batched) {
-    queueData(index, at, length, more, batched ? Protocol.BATCH : 0, inlineThreshold > 0 && length <= inlineThreshold);
+    queueInPlace(index, at, length, more, batched ? Protocol.BATCH : 0, inlineThreshold > 0 && length <= inlineThreshold);
   }
 
   /** {@link #queueData(boolean, int, boolean)} for {@code length} bytes at {@code at} in send buffer {@code index}, filled in place. */
-  private void queueData(int index, long at, int length, boolean more, int kind, boolean inline) {
+  private void queueInPlace(int index, long at, int length, boolean more, int kind, boolean inline) {
     doorbell.queueSend(CompletionDispatcher.DATA | index, raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM,
         buffers.sendRegion(index), buffers.sendOffset(index) + at, length,
         SendRequest.SIGNALED | (inline ? SendRequest.INLINE : 0), raw ? 0 : window.header(more, false) | kind);

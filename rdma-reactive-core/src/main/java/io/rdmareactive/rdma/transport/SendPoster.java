@@ -12,6 +12,8 @@ import io.rdmareactive.rdma.verbs.SendRequest;
 final class SendPoster {
   private final SendDoorbell doorbell;
   private final boolean raw;
+  /** A data send's opcode: SEND raw, SEND with the header as immediate data framed. */
+  private final SendRequest.Opcode dataOpcode;
   private final int sendDepth;
   /** INLINE_THRESHOLD, read once: every data send is checked against it. */
   private final int inlineThreshold;
@@ -32,6 +34,7 @@ final class SendPoster {
       ConnectionCounters counters) {
     this.doorbell = doorbell;
     this.raw = config.raw();
+    this.dataOpcode = raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM;
     this.sendDepth = config.sendQueueDepth();
     this.inlineThreshold = config.inlineThreshold();
     this.buffers = buffers;
@@ -111,7 +114,7 @@ final class SendPoster {
 
   /** The data send to fill in for {@link #queueData}, with work request id {@code id}. */
   SendRequest request(long id) {
-    return sendRequest.reset(id, raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM);
+    return sendRequest.reset(id, dataOpcode);
   }
 
   /** Posts a data SEND of {@code length} bytes at {@code at} in send buffer {@code index}. */
@@ -121,20 +124,24 @@ final class SendPoster {
 
   /** {@link #queueData(boolean, int, boolean)} for {@code length} bytes at {@code at} in send buffer {@code index}, filled in place. */
   private void queueInPlace(int index, long at, int length, boolean more, int kind, boolean inline) {
-    doorbell.queueSend(CompletionDispatcher.DATA | index, raw ? SendRequest.Opcode.SEND : SendRequest.Opcode.SEND_WITH_IMM,
-        buffers.sendRegion(index), buffers.sendOffset(index) + at, length,
-        SendRequest.SIGNALED | (inline ? SendRequest.INLINE : 0), raw ? 0 : window.header(more, false) | kind);
+    doorbell.queueSend(CompletionDispatcher.DATA | index, dataOpcode, buffers.sendRegion(index),
+        buffers.sendOffset(index) + at, length, dataFlags(inline), raw ? 0 : window.header(more, false) | kind);
     dataQueued();
   }
 
   /** Queues the data send filled in by {@link #request}, with the header its flags call for ({@code kind}: BATCH, RNDV, DONE or 0). */
   void queueData(boolean more, int kind, boolean inline) {
-    sendRequest.flags(SendRequest.SIGNALED | (inline ? SendRequest.INLINE : 0));
+    sendRequest.flags(dataFlags(inline));
     if (!raw) {
       sendRequest.immediate(window.header(more, false) | kind);
     }
     doorbell.queue(sendRequest);
     dataQueued();
+  }
+
+  /** A data send's flags: each asks for a completion (the doorbell decides which keep it), inline as told. */
+  private static int dataFlags(boolean inline) {
+    return SendRequest.SIGNALED | (inline ? SendRequest.INLINE : 0);
   }
 
   private void dataQueued() {

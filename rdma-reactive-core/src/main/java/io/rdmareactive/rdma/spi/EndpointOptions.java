@@ -29,10 +29,11 @@ public record EndpointOptions(int sendQueueDepth, int receiveQueueDepth, int max
     @Nullable CompletionChannelSource channels, int retryCount, int rnrRetry, @Nullable ProtectionDomainSource domains,
     @Nullable SharedReceiveQueueSource receiveQueues) {
   /**
-   * Gather entries per send work request of an endpoint's QP: four, so that a message sent from
-   * the user's registered memory can carry a header from the transport's own buffer before it and
-   * gather from up to three ranges (an RSocket frame's header, metadata and data). Devices offer
-   * more (rxe 32, mlx5 30); each entry adds 16 bytes to a send queue entry.
+   * Gather entries per send work request of an endpoint's QP: a message sent from the user's
+   * registered memory gathers from up to three ranges (an RSocket frame's header, metadata and
+   * data). The fourth carried a first fragment's declared length before wire protocol v5, which
+   * puts it in the header; it is kept, unused, so that QPs keep their shape. Devices offer more
+   * (rxe 32, mlx5 30); each entry adds 16 bytes to a send queue entry.
    */
   public static final int SEND_SCATTER_GATHER = 4;
 

@@ -91,10 +91,19 @@ final class CreditWindow {
    * granted, or grants beyond the buffers the peer announced (the counts stop at the violation).
    */
   @Nullable String arrived(int immediate) {
+    return arrivedGranting(immediate & Protocol.GRANT_MASK);
+  }
+
+  /** As {@link #arrived}, for a SEND whose header grants nothing (a first fragment's declares a length instead). */
+  @Nullable String arrivedWithoutGrants() {
+    return arrivedGranting(0);
+  }
+
+  private @Nullable String arrivedGranting(int grants) {
     if (peerArrivals + 1 > grantedTotal) {
       return "it sent beyond the " + grantedTotal + " credits granted to it";
     }
-    long granted = credits + (immediate & Protocol.GRANT_MASK);
+    long granted = credits + grants;
     if (granted > peerMaxCredits) {
       return overGranted(granted);
     }
@@ -123,10 +132,15 @@ final class CreditWindow {
    * Returns false when it had no credit to use (a flow-control violation; counted by the caller).
    */
   boolean sent() {
-    boolean covered = credits >= 1;
-    credits--;
     grantedTotal += grantsPending;
     grantsPending = 0;
+    return sentWithoutGrants();
+  }
+
+  /** As {@link #sent}, for a SEND whose header announces no grants (a first fragment's): they stay pending for the next. */
+  boolean sentWithoutGrants() {
+    boolean covered = credits >= 1;
+    credits--;
     return covered;
   }
 

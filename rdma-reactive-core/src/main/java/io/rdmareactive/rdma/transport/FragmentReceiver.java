@@ -10,6 +10,12 @@ import org.jspecify.annotations.Nullable;
  * before it is allocated, and stays reserved until the subscriber takes the message (or it is
  * dropped). A first fragment that finds either spent is not taken, so that it waits in its
  * receive buffer (see {@link InboundReceiver}). Plain state driven from the connection's drain.
+ *
+ * <p>A first fragment's header declares the message's length where other SENDs carry grants and
+ * flags ({@link Protocol#firstFragment}), so a header is read by its place in the peer's SENDs:
+ * a MORE that follows the end of a message (or nothing) begins one. {@link #begins} follows that
+ * order as SENDs arrive (for the credit window), {@link #startsMessage} as they are taken (those
+ * waiting for budget later): messages never interleave, so both see the same first fragments.
  */
 final class FragmentReceiver {
   private final ConnectionOperations connection;
@@ -37,6 +43,30 @@ final class FragmentReceiver {
     this.maxMessage = maxMessage;
   }
 
+  /** Whether the peer's last data SEND to arrive said MORE: a message of it is still arriving. */
+  private boolean peerInMessage;
+
+  /**
+   * A framed SEND with header {@code imm} arrived: whether it begins a fragmented message, its
+   * header then declaring the length (no grants, no flags). Called for every SEND, in arrival order.
+   */
+  boolean begins(int imm) {
+    if ((imm & Protocol.MORE) != 0) {
+      boolean first = !peerInMessage;
+      peerInMessage = true;
+      return first;
+    }
+    if ((imm & (Protocol.CREDIT | Protocol.DONE)) == 0) { // credit updates and DONEs may come between fragments
+      peerInMessage = false;
+    }
+    return false;
+  }
+
+  /** Whether a SEND with header {@code imm}, taken now, begins a fragmented message (see {@link #begins}). */
+  boolean startsMessage(int imm) {
+    return (imm & Protocol.MORE) != 0 && reassembler.inProgress() < 0;
+  }
+
   /** Whether a SEND with header {@code imm} is part of a fragmented message. */
   boolean isFragment(int imm) {
     return reassembler.isFragment(imm);
@@ -61,10 +91,9 @@ final class FragmentReceiver {
         buffers.freeReceive(index);
         return true;
       }
-      long total = Reassembler.declaredLength(memory, offset, length);
-      if (total < 0 || total > maxMessage) {
-        return broken(index, total < 0 ? "it sent a first fragment without a valid message length"
-            : "it declared a message of " + total + " bytes, above the maximum of " + maxMessage + " it was told");
+      long total = Protocol.declared(imm);
+      if (total > maxMessage) {
+        return broken(index, "it declared a message of " + total + " bytes, above the maximum of " + maxMessage + " it was told");
       }
       if (reserved + total > budget) {
         return false; // until the subscriber takes what waits for it
@@ -74,8 +103,6 @@ final class FragmentReceiver {
       }
       reserved += total;
       reassembler.begin((int) total);
-      offset += Protocol.TOTAL_LENGTH;
-      data -= Protocol.TOTAL_LENGTH;
     }
     if (!reassembler.append(memory, offset, data)) {
       return broken(index, "it sent more than the " + reassembler.declared() + " bytes its message declared");

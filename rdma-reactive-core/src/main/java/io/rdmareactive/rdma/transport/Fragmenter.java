@@ -5,9 +5,9 @@ import org.jspecify.annotations.Nullable;
 /**
  * Cuts the message being sent into SENDs no larger than the peer's receive buffer: the length of
  * each fragment and whether more follow it (the header's MORE bit). A fragmented message's first
- * SEND also carries the message's length ({@link Protocol#TOTAL_LENGTH} bytes before its data,
- * see {@link #lengthDue()}). Plain state driven from the connection's drain; it copies nothing, the
- * message being whatever the sender copies from.
+ * SEND declares the message's length in its header ({@link Protocol#firstFragment}, see
+ * {@link #lengthDue()}), so every fragment but the last is a whole buffer. Plain state driven from
+ * the connection's drain; it copies nothing, the message being whatever the sender copies from.
  */
 final class Fragmenter {
   private int chunk;
@@ -68,7 +68,7 @@ final class Fragmenter {
     return offset;
   }
 
-  /** Whether the next SEND must begin with the message's length: the first of a fragmented message. */
+  /** Whether the next SEND must declare the message's length: the first of a fragmented message. */
   boolean lengthDue() {
     return offset == 0 && length > chunk;
   }
@@ -78,9 +78,9 @@ final class Fragmenter {
     return length;
   }
 
-  /** The next fragment's length in message bytes (the declared length not counted): an empty message is one empty fragment. */
+  /** The next fragment's length: a whole buffer but for the last; an empty message is one empty fragment. */
   int nextLength() {
-    return (int) Math.min(length - offset, chunk - (lengthDue() ? Protocol.TOTAL_LENGTH : 0));
+    return (int) Math.min(length - offset, chunk);
   }
 
   /** Whether the message goes on after a fragment of {@code fragmentLength} at {@link #offset}. */

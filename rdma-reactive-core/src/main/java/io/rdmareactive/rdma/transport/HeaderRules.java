@@ -36,9 +36,17 @@ final class HeaderRules {
       if ((imm & Protocol.GRANT_MASK) < 2) {
         return "it sent a credit update granting " + (imm & Protocol.GRANT_MASK) + " credits (an update grants at least 2)";
       }
-    } else if ((imm & Protocol.MORE) != 0 && length == 0) {
-      return "it sent an empty fragment";
+    } else if ((imm & Protocol.MORE) != 0) {
+      return fragmentViolation(length);
     }
     return null;
+  }
+
+  /**
+   * What is wrong with a fragment of {@code length} bytes that announces more, or null: a first
+   * one (whose header is a length, checked when taken) or a later one.
+   */
+  static @Nullable String fragmentViolation(int length) {
+    return length == 0 ? "it sent an empty fragment" : null;
   }
 }

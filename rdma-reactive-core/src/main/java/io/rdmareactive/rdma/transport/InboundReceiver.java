@@ -1,7 +1,6 @@
 package io.rdmareactive.rdma.transport;
 
 import io.rdmareactive.rdma.verbs.QueuePair;
-import io.rdmareactive.rdma.verbs.ReceiveRequest;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 import org.jspecify.annotations.Nullable;
@@ -25,7 +24,6 @@ import reactor.core.publisher.Flux;
  */
 final class InboundReceiver {
   private final ConnectionOperations connection;
-  private final QueuePair qp;
   private final TransportConfig config;
   private final boolean raw;
   /** Receives come from the loop's shared receive queue: posting is promising grants out of its pool. */
@@ -37,7 +35,6 @@ final class InboundReceiver {
    * on a quiet connection no longer takes BUFFER_COUNT buffers that its neighbours could use.
    */
   private int lent = 1;
-  private final int bufferSize;
   /** MAX_MESSAGE_SIZE, read once: every message is checked against it. */
   private final int maxMessageSize;
   private final int bufferCount;
@@ -47,7 +44,6 @@ final class InboundReceiver {
   private final ConnectionCounters counters;
   private final FragmentReceiver fragments;
   private final BatchDecoder batch = new BatchDecoder();
-  private final ReceiveRequest receiveRequest = new ReceiveRequest();
   private final ReceiveDoorbell receives;
   private final RendezvousReceiver rendezvous;
 
@@ -70,15 +66,13 @@ final class InboundReceiver {
   InboundReceiver(ConnectionOperations connection, QueuePair qp, TransportConfig config, RegisteredBuffers buffers,
       CreditWindow window, ConnectionCounters counters, InboundBudget shared) {
     this.connection = connection;
-    this.qp = qp;
     this.config = config;
     this.raw = config.raw();
     this.shared = buffers.isShared();
-    this.bufferSize = config.bufferSize();
     this.maxMessageSize = config.maxMessageSize();
     this.bufferCount = config.bufferCount();
     this.receiveCount = config.receiveBuffers();
-    this.receives = new ReceiveDoorbell(qp, buffers, bufferSize, receiveCount);
+    this.receives = new ReceiveDoorbell(qp, buffers, config.bufferSize(), receiveCount);
     this.buffers = buffers;
     this.window = window;
     this.counters = counters;
@@ -139,27 +133,28 @@ final class InboundReceiver {
       deliverChecked(index, byteLength);
       return;
     }
-    if (HeaderRules.unframed(hasImmediate, immediateData)) {
+    int imm = immediateData;
+    boolean first = hasImmediate && fragments.begins(imm); // its header is a length: no grants, no flags
+    if (!first && HeaderRules.unframed(hasImmediate, imm)) {
       buffers.freeReceive(index);
       connection.protocolError("it sent a SEND without a valid rdma-reactive header (reserved bits set, or no immediate data)");
       return;
     }
-    int imm = immediateData;
-    String violation = window.arrived(imm);
+    String violation = first ? window.arrivedWithoutGrants() : window.arrived(imm);
     if (violation == null) {
-      violation = HeaderRules.violation(imm, byteLength);
+      violation = first ? HeaderRules.fragmentViolation(byteLength) : HeaderRules.violation(imm, byteLength);
     }
     if (violation != null) {
       buffers.freeReceive(index);
       connection.protocolError(violation);
       return;
     }
-    if ((imm & Protocol.CREDIT) != 0) {
+    if (!first && (imm & Protocol.CREDIT) != 0) {
       counters.creditUpdateReceived();
       buffers.freeReceive(index);
       return;
     }
-    if ((imm & Protocol.DONE) != 0) { // no message: never waits behind those that wait for demand
+    if (!first && (imm & Protocol.DONE) != 0) { // no message: never waits behind those that wait for demand
       rendezvous.take(buffers.receiveMemory(index), buffers.receiveOffset(index), byteLength, imm);
       buffers.freeReceive(index);
       return;
@@ -187,6 +182,9 @@ final class InboundReceiver {
    * taking nothing, when it begins a fragmented message that the budget cannot hold yet.
    */
   private boolean take(int index, int length, int imm) {
+    if (fragments.startsMessage(imm)) { // its header is the message's length, no flags
+      return rendezvous.waiting() == 0 && takeFragment(index, length, imm);
+    }
     if ((imm & Protocol.RNDV) == 0 && rendezvous.waiting() > 0) {
       return false; // behind a rendezvous message still to be read: messages arrive in order
     }
@@ -210,6 +208,11 @@ final class InboundReceiver {
       deliverChecked(index, length);
       return true;
     }
+    return takeFragment(index, length, imm);
+  }
+
+  /** A fragment: joined to its message, delivered when it is the last; false when a first one waits for budget. */
+  private boolean takeFragment(int index, int length, int imm) {
     if (!fragments.take(index, length, imm)) {
       return false;
     }
@@ -360,15 +363,10 @@ final class InboundReceiver {
     }
   }
 
+  /** Posts one receive of the reserve (on a shared queue, promises it: always backed by the pool). */
   void postReceive() {
-    if (shared) {
-      posted += buffers.promise(1); // the reserve: always backed by the pool
-      return;
-    }
-    int index = buffers.takeReceive();
-    qp.postReceive(receiveRequest.set(CompletionDispatcher.RECV | index, buffers.receiveRegion(index), buffers.receiveOffset(index),
-        bufferSize));
-    posted++;
+    posted += shared ? buffers.promise(1) : receives.post(1);
+    receives.throwIfFailed();
   }
 
   /** The connection failed: the subscriber gets {@code e} once the messages before it are out. */

@@ -49,7 +49,7 @@ final class OutboundSender {
     this.intake = new SendIntake(connection, config.bufferCount());
     this.copier = new SendCopier(connection, buffers, counters, config.bufferCount());
     this.batch = new BatchWriter(buffers, copier);
-    this.registered = new RegisteredSends(buffers);
+    this.registered = new RegisteredSends();
     this.rendezvous = new RendezvousSender(connection, poster, buffers, config.get(RdmaOption.CLOSE_TIMEOUT));
     this.rendezvousThreshold = raw ? 0 : config.get(RdmaOption.RENDEZVOUS_THRESHOLD);
   }
@@ -241,19 +241,19 @@ final class OutboundSender {
       }
       int length = fragmenter.nextLength();
       boolean more = fragmenter.moreAfter(length);
-      int declared = fragmenter.lengthDue() ? Protocol.TOTAL_LENGTH : 0;
+      boolean first = fragmenter.lengthDue(); // its header declares the message's length
       if (zeroCopy != null) {
-        postRegistered(zeroCopy, declared, length, more);
+        postRegistered(zeroCopy, first, length, more);
       } else {
         int index = buffers.takeSend();
-        // a first fragment's data follows its message's declared length
-        copier.copy(m, fragmenter.offset(), index, declared, length);
-        if (declared != 0) { // after the copy: an OutboundMessage that writes all of its buffer cannot clobber it
-          poster.declareLength(index, fragmenter.length());
+        copier.copy(m, fragmenter.offset(), index, 0, length);
+        if (first) {
+          poster.postFirst(index, length, fragmenter.length());
+        } else {
+          poster.post(index, 0, length, more, false);
         }
-        poster.post(index, 0, length + declared, more, false);
       }
-      counters.bytesSent(length); // message bytes: a first fragment's declared length is framing
+      counters.bytesSent(length);
       if (fragmenter.advance(length)) {
         counters.messagesPosted(poster.dataPosted(), 1);
         if (zeroCopy != null) {
@@ -293,17 +293,15 @@ final class OutboundSender {
 
   /**
    * Posts a fragment of {@code length} bytes of a message from registered memory, gathered from
-   * its region with no copy; a first fragment's declared length comes from a send buffer, the
-   * one entry before it.
+   * its region with no copy (a first one declares the message's length in its header).
    */
-  private void postRegistered(RegisteredMessage m, int declared, int length, boolean more) {
-    int index = declared != 0 ? buffers.takeSend() : -1;
-    if (index >= 0) {
-      poster.declareLength(index, fragmenter.length());
+  private void postRegistered(RegisteredMessage m, boolean first, int length, boolean more) {
+    registered.gather(poster.request(CompletionDispatcher.ZERO_COPY), m, fragmenter.offset(), length);
+    if (first) {
+      poster.queueFirst(fragmenter.length());
+    } else {
+      poster.queueData(more, 0, false);
     }
-    registered.gather(poster.request(index >= 0 ? CompletionDispatcher.DATA | index : CompletionDispatcher.ZERO_COPY),
-        m, index, declared, fragmenter.offset(), length);
-    poster.queueData(more, 0, false);
   }
 
   /** Sends a credit-only message when the grants owed call for one (framed mode). */

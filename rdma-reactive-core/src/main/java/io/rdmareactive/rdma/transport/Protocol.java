@@ -25,9 +25,12 @@ import org.jspecify.annotations.Nullable;
  * {@link #BATCH_LENGTH}-byte length and its bytes (big-endian, every length at least 1). A lone
  * message goes without it, as a plain SEND.
  *
- * <p>A fragmented message's first SEND begins with {@link #TOTAL_LENGTH} bytes, the message's whole
- * length (big-endian, the fragments' own bytes not counted), so that the receiver checks it
- * against its limits and allocates it once, before the rest arrives.
+ * <p>A fragmented message's first SEND (MORE set, no message in progress) carries no grants and no
+ * other flag: its header is {@link #firstFragment the message's whole length}, bits 0..15 and
+ * 17..31 (MORE, bit 16, between them), so that the receiver checks it against its limits and
+ * allocates the message once, before the rest arrives, and every fragment carries buffer-sized
+ * data: a message of k buffers takes k SENDs. Its grants wait for the next SEND. The receiver
+ * tells a first fragment from the others by the order they arrive in (see {@link FragmentReceiver}).
  *
  * <p>The connection handshake's private data (both ways) is a {@link Hello}: magic, version, the
  * sender's receive buffer size (the peer fragments to it), receive buffer count and maximum
@@ -48,14 +51,15 @@ final class Protocol {
 
   static final int MAGIC = 0x52524D41; // "RRMA"
   /**
-   * 4: a message from registered memory may come by rendezvous (RNDV, DONE); 3: a SEND may carry a
+   * 5: a fragmented message's first SEND declares its length in its header, not in its bytes; 4: a
+   * message from registered memory may come by rendezvous (RNDV, DONE); 3: a SEND may carry a
    * batch of messages (2: a fragmented message declares its length in its first fragment). A peer of another version is refused, naming both: one library version on
    * both ends is the supported deployment, and serving two formats would double the untrusted
    * input this side parses.
    */
-  static final byte VERSION = 4;
-  /** Bytes of the length at the start of a fragmented message's first SEND. */
-  static final int TOTAL_LENGTH = 4;
+  static final byte VERSION = 5;
+  /** The largest length a first fragment's header can declare: 31 bits, above MAX_MESSAGE_SIZE's cap. */
+  static final long MAX_DECLARED = (1L << 31) - 1;
   /** Bytes of a batch's message count, at its start. */
   static final int BATCH_COUNT = 4;
   /** Bytes of the length before each message of a batch. */
@@ -78,6 +82,19 @@ final class Protocol {
 
   static int immediate(int grants, boolean more, boolean credit) {
     return (grants & GRANT_MASK) | (more ? MORE : 0) | (credit ? CREDIT : 0);
+  }
+
+  /** The header of a fragmented message's first SEND: MORE, and the message's {@code length} around it. */
+  static int firstFragment(long length) {
+    if (length < 0 || length > MAX_DECLARED) {
+      throw new IllegalArgumentException("a first fragment declares 0 .. " + MAX_DECLARED + " bytes, not " + length);
+    }
+    return (int) (length & GRANT_MASK) | MORE | (int) (length >>> 16) << 17;
+  }
+
+  /** The length a first fragment's header {@code imm} declares (see {@link #firstFragment}). */
+  static long declared(int imm) {
+    return (imm & GRANT_MASK) | (long) (imm >>> 17) << 16;
   }
 
   /**

@@ -2,37 +2,22 @@ package io.rdmareactive.rdma.transport;
 
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.nio.ByteOrder;
 import org.jspecify.annotations.Nullable;
 
 /**
  * Joins the fragments of an inbound message (SENDs with the MORE bit, then one without) into heap
- * memory. The first fragment declares the message's length ({@link Protocol#TOTAL_LENGTH} bytes
- * before its data): the receiver checks it against its limits and budget and then allocates the
- * message once, at that size, never growing it; fragments that overrun it, or a last one that
+ * memory. The first fragment declares the message's length (in its header,
+ * {@link Protocol#firstFragment}): the receiver checks it against its limits and budget and then
+ * allocates the message once, at that size, never growing it; fragments that overrun it, or a last one that
  * leaves it short, break the protocol. Plain state driven from the connection's drain.
  */
 final class Reassembler {
-  private static final ValueLayout.OfInt TOTAL = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.BIG_ENDIAN);
-
   private byte @Nullable [] assembly;
   private int assemblyLength;
 
   /** Whether a SEND with header {@code immediate} is part of a fragmented message. */
   boolean isFragment(int immediate) {
     return (immediate & Protocol.MORE) != 0 || assembly != null;
-  }
-
-  /**
-   * The length a message's first fragment of {@code length} bytes at {@code offset} declares; -1
-   * when the fragment is too short to hold one (or declares a negative length).
-   */
-  static long declaredLength(MemorySegment from, long offset, int length) {
-    if (length < Protocol.TOTAL_LENGTH) {
-      return -1;
-    }
-    int total = from.get(TOTAL, offset);
-    return total < 0 ? -1 : total;
   }
 
   /** Starts a message of the {@code total} bytes its first fragment declared: allocated once, here. */

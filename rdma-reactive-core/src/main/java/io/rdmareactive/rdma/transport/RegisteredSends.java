@@ -11,22 +11,13 @@ import java.util.ArrayDeque;
  * while a send of it is still with the device. Plain state driven from the connection's drain.
  */
 final class RegisteredSends {
-  private final RegisteredBuffers buffers;
   private final ArrayDeque<RegisteredMessage> inFlight = new ArrayDeque<>();
-
-  RegisteredSends(RegisteredBuffers buffers) {
-    this.buffers = buffers;
-  }
 
   /**
    * The gather entries of a fragment of {@code m}: {@code length} bytes at {@code at} in the
-   * message, straight from its region (an entry per range the fragment spans), after the
-   * {@code declared} bytes of send buffer {@code index} that a first fragment begins with (none: index -1).
+   * message, straight from its region (an entry per range the fragment spans).
    */
-  void gather(SendRequest r, RegisteredMessage m, int index, int declared, long at, int length) {
-    if (index >= 0) {
-      r.gather(buffers.sendRegion(index), buffers.sendOffset(index), declared);
-    }
+  void gather(SendRequest r, RegisteredMessage m, long at, int length) {
     long skip = at;
     for (int i = 0, ranges = m.ranges(); i < ranges && length > 0; i++) {
       int len = m.rangeLength(i);

@@ -45,7 +45,7 @@ final class SendCopier {
    * that writes outside its range then meets the segment's bounds, not the buffers of other sends
    * in flight beside it in the chunk. One slice per buffer, made on its first use, so a copy
    * allocates nothing; the slice is the whole buffer, since a message's data may start after a
-   * declared length or a batch's framing.
+   * batch's framing.
    */
   private MemorySegment ownBuffer(int index, MemorySegment chunk) {
     MemorySegment[] own = ownBuffers;

@@ -73,7 +73,7 @@ final class SendDoorbell {
     this.qp = qp;
     this.depth = depth;
     this.counters = counters;
-    // a send from registered memory gathers a declared length and its ranges
+    // a send from registered memory gathers its ranges
     batch = new SendBatch(Math.min(depth, MAX_POST_LIST), EndpointOptions.SEND_SCATTER_GATHER);
     int ring = Integer.highestOneBit(Math.max(2, depth) * 2 - 1);
     ids = new long[ring];

@@ -20,10 +20,7 @@ final class SendPoster {
   private final RegisteredBuffers buffers;
   private final CreditWindow window;
   private final ConnectionCounters counters;
-  /**
-   * As many gather entries as the QP has: a message from registered memory may need its declared
-   * length from a send buffer before its ranges.
-   */
+  /** As many gather entries as the QP has: a message from registered memory gathers its ranges. */
   private final SendRequest sendRequest = new SendRequest(EndpointOptions.SEND_SCATTER_GATHER);
   private int sendsOutstanding;
   private long dataPosted;
@@ -103,13 +100,9 @@ final class SendPoster {
 
   /** Posts {@code length} bytes of send buffer {@code index} as a data SEND with header {@code kind}; returns its sequence number. */
   long postControl(int index, int length, int kind) {
-    queueInPlace(index, 0, length, false, kind, false);
+    queueInPlace(index, 0, length, header(false, kind), false);
+    dataQueued(true);
     return dataPosted;
-  }
-
-  /** Writes {@code length}, a message's, at the start of send buffer {@code index}: a first fragment's declaration. */
-  void declareLength(int index, long length) {
-    buffers.sendMemory(index).set(BatchDecoder.INT, buffers.sendOffset(index), (int) length);
   }
 
   /** The data send to fill in for {@link #queueData}, with work request id {@code id}. */
@@ -119,24 +112,45 @@ final class SendPoster {
 
   /** Posts a data SEND of {@code length} bytes at {@code at} in send buffer {@code index}. */
   void post(int index, long at, int length, boolean more, boolean batched) {
-    queueInPlace(index, at, length, more, batched ? Protocol.BATCH : 0, inlineThreshold > 0 && length <= inlineThreshold);
+    queueInPlace(index, at, length, header(more, batched ? Protocol.BATCH : 0), inlineThreshold > 0 && length <= inlineThreshold);
+    dataQueued(true);
+  }
+
+  /**
+   * Posts the first fragment of a message of {@code total} bytes, {@code length} bytes of send
+   * buffer {@code index}: its header declares the length, and the grants wait for the next SEND.
+   */
+  void postFirst(int index, int length, long total) {
+    queueInPlace(index, 0, length, Protocol.firstFragment(total), false);
+    dataQueued(false);
   }
 
   /** {@link #queueData(boolean, int, boolean)} for {@code length} bytes at {@code at} in send buffer {@code index}, filled in place. */
-  private void queueInPlace(int index, long at, int length, boolean more, int kind, boolean inline) {
+  private void queueInPlace(int index, long at, int length, int header, boolean inline) {
     doorbell.queueSend(CompletionDispatcher.DATA | index, dataOpcode, buffers.sendRegion(index),
-        buffers.sendOffset(index) + at, length, dataFlags(inline), raw ? 0 : window.header(more, false) | kind);
-    dataQueued();
+        buffers.sendOffset(index) + at, length, dataFlags(inline), header);
   }
 
   /** Queues the data send filled in by {@link #request}, with the header its flags call for ({@code kind}: BATCH, RNDV, DONE or 0). */
   void queueData(boolean more, int kind, boolean inline) {
     sendRequest.flags(dataFlags(inline));
     if (!raw) {
-      sendRequest.immediate(window.header(more, false) | kind);
+      sendRequest.immediate(header(more, kind));
     }
     doorbell.queue(sendRequest);
-    dataQueued();
+    dataQueued(true);
+  }
+
+  /** Queues the data send filled in by {@link #request} as the first fragment of a message of {@code total} bytes (see {@link #postFirst}). */
+  void queueFirst(long total) {
+    sendRequest.flags(dataFlags(false)).immediate(Protocol.firstFragment(total));
+    doorbell.queue(sendRequest);
+    dataQueued(false);
+  }
+
+  /** A data SEND's header: every pending grant, MORE, and {@code kind}; none raw. */
+  private int header(boolean more, int kind) {
+    return raw ? 0 : window.header(more, false) | kind;
   }
 
   /** A data send's flags: each asks for a completion (the doorbell decides which keep it), inline as told. */
@@ -144,8 +158,9 @@ final class SendPoster {
     return SendRequest.SIGNALED | (inline ? SendRequest.INLINE : 0);
   }
 
-  private void dataQueued() {
-    if (!raw && !window.sent()) {
+  /** A data SEND was queued; {@code granting}: its header announced the pending grants (a first fragment's does not). */
+  private void dataQueued(boolean granting) {
+    if (!raw && !(granting ? window.sent() : window.sentWithoutGrants())) {
       counters.creditViolation();
     }
     sent();

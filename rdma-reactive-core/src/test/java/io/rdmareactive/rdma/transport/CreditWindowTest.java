@@ -29,6 +29,27 @@ class CreditWindowTest {
   }
 
   @Test
+  void aFirstFragmentSentKeepsTheGrantsPendingForTheNextSend() {
+    CreditWindow w = new CreditWindow(64);
+    w.receivePosted();
+    w.receivePosted();
+    assertThat(w.sentWithoutGrants()).isTrue();
+    assertThat(w.credits()).isEqualTo(Protocol.RESERVE - 1);
+    assertThat(w.grantsPending()).as("its header declared a length: nothing announced").isEqualTo(2);
+    assertThat(w.header(false, false) & Protocol.GRANT_MASK).isEqualTo(2);
+  }
+
+  @Test
+  void aFirstFragmentArrivingUsesACreditAndGrantsNothing() {
+    CreditWindow w = new CreditWindow(64);
+    // whatever its header's low bits read (here the length 5), a first fragment grants nothing
+    assertThat(w.arrivedWithoutGrants()).isNull();
+    assertThat(w.arrivedWithoutGrants()).isNull();
+    assertThat(w.credits()).isEqualTo(Protocol.RESERVE);
+    assertThat(w.arrivedWithoutGrants()).as("beyond the reserve it was granted").contains("beyond the 2 credits");
+  }
+
+  @Test
   void theHeaderAnnouncesThePendingGrantsAndSendingClearsThem() {
     CreditWindow w = new CreditWindow(64);
     w.receivePosted();

@@ -84,6 +84,51 @@ public abstract class LargeMessageConformance extends RegisteredMemorySuite {
   }
 
   /**
+   * A fragmented message declares its length in its first SEND's header, not in its bytes, so a
+   * message of whole buffers takes one SEND per buffer (4 for 64 KiB on 16 KiB buffers, not 5),
+   * copied or from registered memory.
+   */
+  @Test
+  void aMessageOfWholeBuffersTakesOneSendPerBuffer() {
+    byte[] message = random(4 * BUFFER, 9);
+    List<byte[]> received = new CopyOnWriteArrayList<>();
+    DisposableRdmaServer server = bind(server().option(RdmaOption.BUFFER_SIZE, BUFFER)
+        .handle((in, out) -> in.receiveBytes().doOnNext(received::add).then()));
+    RdmaConnection c = client(server, BUFFER);
+    StepVerifier.create(c.outbound().send(Mono.just(message))).expectComplete().verify(WAIT);
+    await(() -> received.size() == 1 && c.statistics().messagesSent() == 1);
+    assertThat(received.get(0)).isEqualTo(message);
+    assertThat(c.statistics().dataSends()).as("SENDs for 4 buffers' worth").isEqualTo(4);
+    RegisteredMessage m = OutboundMessage.of(region, 0, 3 * BUFFER);
+    StepVerifier.create(c.outbound().send(Mono.just(m))).expectComplete().verify(WAIT);
+    StepVerifier.create(m.released()).expectComplete().verify(WAIT);
+    await(() -> received.size() == 2 && c.statistics().messagesSent() == 2);
+    assertThat(received.get(1)).isEqualTo(bytesAt(0, 3 * BUFFER));
+    assertThat(c.statistics().dataSends()).as("and 3 more from registered memory").isEqualTo(7);
+  }
+
+  /**
+   * The length a first fragment declares fills the header bits that other SENDs use as flags
+   * (CREDIT, BATCH, RNDV, DONE for a length of 15 x 64 KiB and more): it is read as a length, by
+   * its place among the SENDs, and the message arrives whole.
+   */
+  @Test
+  void aLengthOverTheHeadersFlagBitsIsReadAsALength() {
+    int length = 0xF_0000 + 5;
+    assertThat(Protocol.firstFragment(length) & (Protocol.CREDIT | Protocol.BATCH | Protocol.RNDV | Protocol.DONE))
+        .isEqualTo(Protocol.CREDIT | Protocol.BATCH | Protocol.RNDV | Protocol.DONE);
+    byte[] message = random(length, 11);
+    Sinks.One<List<byte[]>> received = Sinks.one();
+    DisposableRdmaServer server = bind(server().option(RdmaOption.BUFFER_SIZE, 16 * BUFFER)
+        .handle((in, out) -> in.receiveBytes().take(2).collectList().doOnNext(received::tryEmitValue).then()));
+    RdmaConnection c = client(server, 16 * BUFFER);
+    StepVerifier.create(c.outbound().send(Flux.just(message, new byte[] {1, 2, 3}))).expectComplete().verify(WAIT);
+    List<byte[]> both = received.asMono().block(WAIT);
+    assertThat(both.get(0)).isEqualTo(message);
+    assertThat(both.get(1)).as("the message after it, whole and plain").containsExactly(1, 2, 3);
+  }
+
+  /**
    * Messages from registered memory, empty, small, one buffer's worth and fragmented, arrive
    * whole and in order with no byte copied by the sender; each is released once its SENDs
    * completed, and the region can then be deregistered.

@@ -1,10 +1,9 @@
 package io.rdmareactive.rdma.transport;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.lang.foreign.MemorySegment;
-import java.lang.foreign.ValueLayout;
-import java.nio.ByteBuffer;
 import org.junit.jupiter.api.Test;
 
 class ReassemblerTest {
@@ -20,15 +19,6 @@ class ReassemblerTest {
     return MemorySegment.ofArray(b);
   }
 
-  /** A first fragment: the declared length, then {@code n} data bytes. */
-  private static MemorySegment first(int total, int n) {
-    ByteBuffer b = ByteBuffer.allocate(Protocol.TOTAL_LENGTH + n).putInt(total);
-    for (int i = 0; i < n; i++) {
-      b.put((byte) i);
-    }
-    return MemorySegment.ofArray(b.array());
-  }
-
   @Test
   void aSendWithoutMoreOutsideAMessageIsNoFragment() {
     Reassembler r = new Reassembler();
@@ -38,13 +28,15 @@ class ReassemblerTest {
 
   @Test
   void theFirstFragmentDeclaresTheLengthAndTheMessageIsAllocatedOnceAtIt() {
-    MemorySegment f = first(25, 10);
-    assertThat(Reassembler.declaredLength(f, 0, (int) f.byteSize())).isEqualTo(25);
+    int header = Protocol.firstFragment(25);
+    assertThat(Protocol.declared(header)).isEqualTo(25);
+    MemorySegment f = bytes(0, 10); // a first fragment's bytes are all data: the length is in its header
     Reassembler r = new Reassembler();
-    r.begin(25);
+    assertThat(r.isFragment(header)).isTrue();
+    r.begin((int) Protocol.declared(header));
     assertThat(r.declared()).isEqualTo(25);
     assertThat(r.isFragment(LAST)).as("the last fragment is part of the message in progress").isTrue();
-    assertThat(r.append(f, Protocol.TOTAL_LENGTH, 10)).isTrue();
+    assertThat(r.append(f, 0, 10)).isTrue();
     assertThat(r.inProgress()).isEqualTo(10);
     assertThat(r.missing()).isEqualTo(15);
     assertThat(r.complete()).as("not whole yet").isNull();
@@ -59,17 +51,19 @@ class ReassemblerTest {
   }
 
   @Test
-  void aFirstFragmentTooShortOrNegativeDeclaresNothing() {
-    assertThat(Reassembler.declaredLength(bytes(0, 3), 0, 3)).isEqualTo(-1);
-    MemorySegment negative = MemorySegment.ofArray(ByteBuffer.allocate(8).putInt(-5).array());
-    assertThat(Reassembler.declaredLength(negative, 0, 8)).isEqualTo(-1);
+  void aFirstFragmentsHeaderCarriesEveryLengthUpTo31BitsAroundMore() {
+    for (long n : new long[] {0, 1, 0xFFFF, 0x1_0000, 0x1_FFFF, 16 << 20, 256 << 20, Protocol.MAX_DECLARED}) {
+      int header = Protocol.firstFragment(n);
+      assertThat(Protocol.declared(header)).as("length %d", n).isEqualTo(n);
+      assertThat(header & Protocol.MORE).as("MORE, length %d", n).isEqualTo(Protocol.MORE);
+    }
+    assertThat(Protocol.firstFragment(Protocol.MAX_DECLARED)).as("every bit used").isEqualTo(-1);
   }
 
   @Test
-  void readsTheDeclaredLengthAtTheGivenOffset() {
-    MemorySegment buffers = MemorySegment.ofArray(new byte[64]);
-    buffers.set(ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), 32, 1000);
-    assertThat(Reassembler.declaredLength(buffers, 32, 8)).isEqualTo(1000);
+  void aLengthBeyond31BitsOrNegativeHasNoHeader() {
+    assertThatThrownBy(() -> Protocol.firstFragment(Protocol.MAX_DECLARED + 1)).isInstanceOf(IllegalArgumentException.class);
+    assertThatThrownBy(() -> Protocol.firstFragment(-1)).isInstanceOf(IllegalArgumentException.class);
   }
 
   @Test

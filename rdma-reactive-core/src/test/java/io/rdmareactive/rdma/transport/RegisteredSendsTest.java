@@ -21,7 +21,7 @@ import org.junit.jupiter.api.Test;
  * then their region cannot be deregistered.
  */
 class RegisteredSendsTest {
-  private final RegisteredSends sends = new RegisteredSends(null);
+  private final RegisteredSends sends = new RegisteredSends();
   private RdmaContext context;
   private ProtectionDomain pd;
   private Arena arena;

@@ -87,11 +87,6 @@ final class RoguePeer implements AutoCloseable {
     }
   }
 
-  /** Writes {@code total} where the next SEND starts, as a fragmented message's first SEND declares its length. */
-  void declare(long total) {
-    memory.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED.withOrder(java.nio.ByteOrder.BIG_ENDIAN), 0, (int) total);
-  }
-
   /** Writes {@code bytes} where the next SEND starts (a batch, say); returns their length. */
   int write(byte[] bytes) {
     MemorySegment.copy(bytes, 0, memory, java.lang.foreign.ValueLayout.JAVA_BYTE, 0, bytes.length);
@@ -169,11 +164,12 @@ final class RoguePeer implements AutoCloseable {
           return sent;
         }
         boolean more = !finish || f < fragments - 1;
-        if (f == 0 && more) { // a fragmented message's first SEND declares its length
-          declare((finish ? fragments : fragments + 1L) * length - Protocol.TOTAL_LENGTH);
+        if (f == 0 && more) { // a fragmented message's first SEND declares its length, and grants nothing
+          send(Protocol.firstFragment((finish ? fragments : fragments + 1L) * length), length);
+        } else {
+          send(Protocol.immediate(grantsPending, more, false), length);
+          grantsPending = 0;
         }
-        send(Protocol.immediate(grantsPending, more, false), length);
-        grantsPending = 0;
         credits--;
         sendsInFlight++;
         sent++;

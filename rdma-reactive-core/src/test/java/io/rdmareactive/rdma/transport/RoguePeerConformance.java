@@ -97,8 +97,9 @@ public abstract class RoguePeerConformance extends TransportSuite {
     // Fragments of 4 KiB against a maximum of 8 KiB: the third breaks it (or, should the victim
     // not yet have announced the receives it posted, the credits do).
     rogueBreaksTheProtocol(rogue -> {
-      rogue.declare(4L * RoguePeer.BUFFER); // above the maximum: refused at the first fragment, before any allocation
-      for (int i = 0; i < 4; i++) {
+      // above the maximum: refused at the first fragment, before any allocation
+      rogue.send(Protocol.firstFragment(4L * RoguePeer.BUFFER), RoguePeer.BUFFER);
+      for (int i = 1; i < 4; i++) {
         rogue.send(Protocol.immediate(0, true, false), RoguePeer.BUFFER);
       }
     }, "");
@@ -169,7 +170,8 @@ public abstract class RoguePeerConformance extends TransportSuite {
   @Test
   void aPeerSendingABatchFlagOnAFragmentLosesItsConnectionOnly() {
     rogueBreaksTheProtocol(rogue -> {
-      rogue.declare(2L * RoguePeer.BUFFER);
+      // a first fragment's header is its length (no flags): the batch flag comes on the second
+      rogue.send(Protocol.firstFragment(2L * RoguePeer.BUFFER), RoguePeer.BUFFER);
       rogue.send(Protocol.immediate(0, true, false) | Protocol.BATCH, RoguePeer.BUFFER);
     }, "a batch flag on a fragment");
   }
@@ -177,8 +179,7 @@ public abstract class RoguePeerConformance extends TransportSuite {
   @Test
   void aPeerSendingABatchInTheMiddleOfAFragmentedMessageLosesItsConnectionOnly() {
     rogueBreaksTheProtocol(rogue -> {
-      rogue.declare(2L * RoguePeer.BUFFER);
-      rogue.send(Protocol.immediate(0, true, false), RoguePeer.BUFFER);
+      rogue.send(Protocol.firstFragment(2L * RoguePeer.BUFFER), RoguePeer.BUFFER);
       rogue.sendFromSecondHalf(Protocol.immediate(0, false, false) | Protocol.BATCH, batch(1, 3, "abc"));
     }, "a batch flag on a fragment");
   }

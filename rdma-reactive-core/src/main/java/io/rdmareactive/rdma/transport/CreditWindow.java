@@ -13,7 +13,8 @@ import org.jspecify.annotations.Nullable;
  * are posted per unit of the inbound subscriber's demand (at most {@code bufferCount} beyond
  * what the subscriber still holds), plus a reserve of {@link Protocol#RESERVE} that is always
  * posted, so no demand means no credits and the peer's publisher is simply not asked for more.
- * Grants (receives posted since the last grant) ride in the immediate data of every outgoing SEND.
+ * Grants (receives posted since the last grant) ride in the immediate data of every outgoing SEND
+ * but a fragmented message's first, whose header declares the message's length instead.
  *
  * <p>When nothing is going the other way, grants need a credit-only message, which itself costs
  * the peer a receive that it reposts and must grant back. Three rules make that both live and

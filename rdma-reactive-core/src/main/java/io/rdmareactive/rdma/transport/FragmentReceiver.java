@@ -15,7 +15,11 @@ import org.jspecify.annotations.Nullable;
  * flags ({@link Protocol#firstFragment}), so a header is read by its place in the peer's SENDs:
  * a MORE that follows the end of a message (or nothing) begins one. {@link #begins} follows that
  * order as SENDs arrive (for the credit window), {@link #startsMessage} as they are taken (those
- * waiting for budget later): messages never interleave, so both see the same first fragments.
+ * waiting for budget later): messages never interleave, so for a peer that keeps the protocol
+ * both see the same first fragments. Once the connection has failed (a violation, say) no
+ * message starts: a first fragment is dropped, and so is every fragment after it up to its
+ * message's last, as after a fragment that broke the protocol, so that no tail passes for a
+ * message of its own.
  */
 final class FragmentReceiver {
   private final ConnectionOperations connection;
@@ -45,10 +49,13 @@ final class FragmentReceiver {
 
   /** Whether the peer's last data SEND to arrive said MORE: a message of it is still arriving. */
   private boolean peerInMessage;
+  /** The connection failed with a message's fragments still to come: they are dropped, up to its last. */
+  private boolean discarding;
 
   /**
    * A framed SEND with header {@code imm} arrived: whether it begins a fragmented message, its
-   * header then declaring the length (no grants, no flags). Called for every SEND, in arrival order.
+   * header then declaring the length (no grants, no flags). Called for every SEND with immediate
+   * data, in arrival order.
    */
   boolean begins(int imm) {
     if ((imm & Protocol.MORE) != 0) {
@@ -64,12 +71,12 @@ final class FragmentReceiver {
 
   /** Whether a SEND with header {@code imm}, taken now, begins a fragmented message (see {@link #begins}). */
   boolean startsMessage(int imm) {
-    return (imm & Protocol.MORE) != 0 && reassembler.inProgress() < 0;
+    return (imm & Protocol.MORE) != 0 && reassembler.inProgress() < 0 && !discarding;
   }
 
-  /** Whether a SEND with header {@code imm} is part of a fragmented message. */
+  /** Whether a SEND with header {@code imm} is part of a fragmented message (one being dropped included). */
   boolean isFragment(int imm) {
-    return reassembler.isFragment(imm);
+    return reassembler.isFragment(imm) || discarding;
   }
 
   /** Bytes of the message in reassembly so far, or -1 when none is. */
@@ -86,9 +93,15 @@ final class FragmentReceiver {
     MemorySegment memory = buffers.receiveMemory(index);
     long offset = buffers.receiveOffset(index);
     int data = length;
+    if (discarding) {
+      buffers.freeReceive(index);
+      discarding = (imm & Protocol.MORE) != 0; // its last ends it
+      return true;
+    }
     if (reassembler.inProgress() < 0) {
       if (connection.failure() != null) { // failing: no new message starts (after a violation its bytes mean nothing)
         buffers.freeReceive(index);
+        discarding = true; // a first fragment: the rest of its message goes too
         return true;
       }
       long total = Protocol.declared(imm);
@@ -134,6 +147,7 @@ final class FragmentReceiver {
       buffers.freeReceive(index);
     }
     dropInProgress();
+    discarding = true; // whatever of the message is still to come (the connection has failed: at most one SEND more)
     connection.protocolError(violation);
     return true;
   }

@@ -16,6 +16,7 @@ import org.jspecify.annotations.Nullable;
  *   bit  20      DONE: the answer to a descriptor, its READs are done
  *   bits 21..31  0 (reserved)
  * </pre>
+ * (but a fragmented message's first SEND, whose header is a length: see below).
  *
  * <p>A rendezvous descriptor's payload is {@link #DESCRIPTOR} bytes, big-endian: the message's id,
  * its length, the address and the remote key that open it (and 4 zero bytes); a DONE's is

@@ -31,8 +31,8 @@ import reactor.util.context.Context;
 public final class RegisteredMessage implements OutboundMessage {
   /**
    * Most ranges one message gathers from: the gather entries of a send work request
-   * ({@link EndpointOptions#SEND_SCATTER_GATHER}), less the one a first fragment's declared
-   * length takes.
+   * ({@link EndpointOptions#SEND_SCATTER_GATHER}), less one kept spare (a first fragment's declared
+   * length took it before wire protocol v5).
    */
   public static final int MAX_RANGES = EndpointOptions.SEND_SCATTER_GATHER - 1;
   private static final int FRESH = 0;

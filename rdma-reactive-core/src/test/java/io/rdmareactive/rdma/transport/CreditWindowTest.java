@@ -42,7 +42,7 @@ class CreditWindowTest {
   @Test
   void aFirstFragmentArrivingUsesACreditAndGrantsNothing() {
     CreditWindow w = new CreditWindow(64);
-    // whatever its header's low bits read (here the length 5), a first fragment grants nothing
+    // whatever its header's low bits read (a length's), a first fragment grants nothing
     assertThat(w.arrivedWithoutGrants()).isNull();
     assertThat(w.arrivedWithoutGrants()).isNull();
     assertThat(w.credits()).isEqualTo(Protocol.RESERVE);

@@ -85,8 +85,8 @@ public abstract class LargeMessageConformance extends RegisteredMemorySuite {
 
   /**
    * A fragmented message declares its length in its first SEND's header, not in its bytes, so a
-   * message of whole buffers takes one SEND per buffer (4 for 64 KiB on 16 KiB buffers, not 5),
-   * copied or from registered memory.
+   * message of whole buffers takes one SEND per buffer (4, not 5, as 64 KiB on the default 16 KiB
+   * buffers), copied or from registered memory.
    */
   @Test
   void aMessageOfWholeBuffersTakesOneSendPerBuffer() {
@@ -108,15 +108,16 @@ public abstract class LargeMessageConformance extends RegisteredMemorySuite {
   }
 
   /**
-   * The length a first fragment declares fills the header bits that other SENDs use as flags
-   * (CREDIT, BATCH, RNDV, DONE for a length of 15 x 64 KiB and more): it is read as a length, by
-   * its place among the SENDs, and the message arrives whole.
+   * The length a first fragment declares fills the header bits that other SENDs use as grants,
+   * flags and reserved bits (all of them for 2 MiB - 1: 16 grant bits, CREDIT, BATCH, RNDV, DONE
+   * and bit 21): it is read as a length, by its place among the SENDs, and the message arrives
+   * whole, the one after it too.
    */
   @Test
   void aLengthOverTheHeadersFlagBitsIsReadAsALength() {
-    int length = 0xF_0000 + 5;
-    assertThat(Protocol.firstFragment(length) & (Protocol.CREDIT | Protocol.BATCH | Protocol.RNDV | Protocol.DONE))
-        .isEqualTo(Protocol.CREDIT | Protocol.BATCH | Protocol.RNDV | Protocol.DONE);
+    int length = 0x1F_FFFF;
+    int flags = Protocol.CREDIT | Protocol.BATCH | Protocol.RNDV | Protocol.DONE;
+    assertThat(Protocol.firstFragment(length)).isEqualTo(Protocol.GRANT_MASK | Protocol.MORE | flags | 1 << 21);
     byte[] message = random(length, 11);
     Sinks.One<List<byte[]>> received = Sinks.one();
     DisposableRdmaServer server = bind(server().option(RdmaOption.BUFFER_SIZE, 16 * BUFFER)

@@ -94,15 +94,37 @@ public abstract class RoguePeerConformance extends TransportSuite {
 
   @Test
   void aPeerSendingAMessageAboveTheMaximumLosesItsConnectionOnly() {
-    // Fragments of 4 KiB against a maximum of 8 KiB: the third breaks it (or, should the victim
-    // not yet have announced the receives it posted, the credits do).
+    // Fragments of 4 KiB declaring 16 KiB against a maximum of 8 KiB: refused at the first
+    // fragment, before any allocation.
     rogueBreaksTheProtocol(rogue -> {
-      // above the maximum: refused at the first fragment, before any allocation
       rogue.send(Protocol.firstFragment(4L * RoguePeer.BUFFER), RoguePeer.BUFFER);
       for (int i = 1; i < 4; i++) {
         rogue.send(Protocol.immediate(0, true, false), RoguePeer.BUFFER);
       }
-    }, "");
+    }, "declared a message of 16384 bytes");
+  }
+
+  /**
+   * A first fragment's header is its message's length (wire protocol v5), read as nothing else:
+   * length bits where other headers have reserved bits, the CREDIT flag or DONE are a length,
+   * checked as one, and never reach the credit or rendezvous paths.
+   */
+  @Test
+  void aFirstFragmentsLengthIsNeverReadAsFlags() {
+    // bit 30 of the header is the length's bit 29: a declared 512 MiB, not a reserved bit
+    rogueBreaksTheProtocol(rogue -> rogue.send(Protocol.firstFragment(1L << 29), RoguePeer.BUFFER),
+        "declared a message of 536870912 bytes");
+    // CREDIT's place and two grants' worth, no payload: an empty fragment, not a credit update
+    rogueBreaksTheProtocol(rogue -> rogue.send(Protocol.firstFragment((1 << 16) | 2), 0), "an empty fragment");
+    // DONE's place with a DONE's 4 bytes: a message too large, never a rendezvous answer
+    rogueBreaksTheProtocol(rogue -> rogue.send(Protocol.firstFragment(1 << 19), Protocol.DONE_LENGTH),
+        "declared a message of 524288 bytes");
+  }
+
+  @Test
+  void aPeerWhoseFirstFragmentCarriesMoreThanItDeclaresLosesItsConnectionOnly() {
+    rogueBreaksTheProtocol(rogue -> rogue.send(Protocol.firstFragment(10), RoguePeer.BUFFER),
+        "it sent more than the 10 bytes its message declared");
   }
 
   @Test

@@ -16,7 +16,7 @@ for line in open(sys.argv[1]):
             for r in rnd:
                 rnd[r] += 1
         continue
-    rev = m.group(1)
+    rev = m.group(1) if m.group(2) == 'event' else m.group(1) + ' ' + m.group(2)  # event, or the mode named
     if rev not in rows:
         rows[rev] = []
         order.append(rev)

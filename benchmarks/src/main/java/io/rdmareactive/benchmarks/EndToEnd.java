@@ -299,6 +299,7 @@ public final class EndToEnd {
       b.pingPong(4096, 0, n.jvmLatIters() / 4);
       b.stream(4096, n.jvmBwIters() / 2);
       b.stream(RATE_SIZE, n.jvmBwIters() / 2);
+      b.warmUpLargeMessages();
       Thread.sleep(1_000); // let queued compilations finish before looking
       long now = jit.getTotalCompilationTime();
       System.out.printf(Locale.ROOT, "  warm-up round %d: JIT time %d ms%n", round, now);
@@ -372,6 +373,15 @@ public final class EndToEnd {
      * then, where the system counts them, completions polled per message by the sender and the receiver.
      */
     double[] stream(int size, int count) throws Exception;
+
+    /**
+     * Warm-up for the paths of the large-message rows that the small ping-pongs and streams do not
+     * take (fragments, sends from registered memory): without it the JIT compiles them, C2 only,
+     * only once those rows are being measured (under TCG seconds of compiling beside them, and
+     * per-message code interpreted until then: about 15% of the guest's samples each in a perf
+     * profile of a 64 KiB default-options stream after a short warm-up, session 21).
+     */
+    default void warmUpLargeMessages() throws Exception {}
 
     /** The same stream with the system's default options, or null where it has none to show. */
     default double @org.jspecify.annotations.Nullable [] streamWithDefaults(int size, int count) throws Exception {

@@ -1,6 +1,5 @@
 package io.rdmareactive.rdma.transport;
 
-import java.lang.foreign.MemorySegment;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -90,9 +89,6 @@ final class FragmentReceiver {
    * connection and counts as taken.
    */
   boolean take(int index, int length, int imm) {
-    MemorySegment memory = buffers.receiveMemory(index);
-    long offset = buffers.receiveOffset(index);
-    int data = length;
     if (discarding) {
       buffers.freeReceive(index);
       discarding = (imm & Protocol.MORE) != 0; // its last ends it
@@ -117,12 +113,13 @@ final class FragmentReceiver {
       reserved += total;
       reassembler.begin((int) total);
     }
-    if (!reassembler.append(memory, offset, data)) {
+    // a first fragment's bytes are all data: its length is in its header (wire protocol v5)
+    if (!reassembler.append(buffers.receiveMemory(index), buffers.receiveOffset(index), length)) {
       return broken(index, "it sent more than the " + reassembler.declared() + " bytes its message declared");
     }
     buffers.freeReceive(index);
-    counters.bytesReceived(data); // message bytes, as the sender counts them
-    counters.bytesCopied(data); // into the message's own memory: each byte once, at its place
+    counters.bytesReceived(length); // message bytes, as the sender counts them
+    counters.bytesCopied(length); // into the message's own memory: each byte once, at its place
     if ((imm & Protocol.MORE) == 0) {
       int missing = reassembler.missing();
       byte[] whole = reassembler.complete();

@@ -18,14 +18,15 @@ import java.util.Locale;
  *
  * <pre>EndToEnd [--device rxe0] [--address 10.0.0.1] [--gid-index 1] [--out DIR] [--quick]
  *          [--provider auto|native|in-memory] [--only rdma|rsocket]
- *          [--phase perftest|rdma-event|rdma-busy-poll|tcp|rsocket-rdma|rsocket-tcp | --report]</pre>
+ *          [--phase perftest|rdma-event|rdma-busy-poll|tcp|rsocket-rdma|rsocket-tcp [--reading N] | --report]</pre>
  *
  * Without {@code --phase} every phase runs in this JVM, then the report. With {@code --phase P}
  * only that phase runs and its figures go to {@code OUT/figures-P.csv} (written when the phase
  * ends, so a JVM that dies mid-phase leaves none behind and the phase can simply run again);
  * {@code --report} then reads every {@code figures-*.csv} in OUT. scripts/benchmark runs each
  * phase in its own JVM that way: under multi-threaded TCG a JVM occasionally crashes, and a
- * rerun of one phase is cheaper than a rerun of everything.
+ * rerun of one phase is cheaper than a rerun of everything. {@code --phase perftest --reading N}
+ * (N &ge; 2) is one more perftest reading, between later phases ({@link Readings}).
  *
  * <p>Latency is one way (half the round trip), as ib_send_lat reports it. This library runs in
  * two modes, "rdma-reactive (event)" and "rdma-reactive (busy-poll)", on the native provider
@@ -64,6 +65,7 @@ public final class EndToEnd {
     String only = null; // a phase-name prefix: rdma (this library's phases) or rsocket
     String phase = null;
     boolean reportOnly = false;
+    int reading = 1; // perftest's reading in this run (scripts/lib/benchmark-guest runs it between phases)
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--device" -> device = args[++i];
@@ -75,10 +77,11 @@ public final class EndToEnd {
         case "--only" -> only = args[++i];
         case "--phase" -> phase = args[++i];
         case "--report" -> reportOnly = true;
+        case "--reading" -> reading = Integer.parseInt(args[++i]);
         default -> throw new IllegalArgumentException("unknown option " + args[i]
             + " (usage: EndToEnd [--device D] [--address A] [--gid-index N] [--out DIR] [--quick]"
             + " [--provider auto|native|in-memory] [--only rdma|rsocket] [--phase " + String.join("|", PHASES)
-            + " | --report])");
+            + " [--reading N] | --report])");
       }
     }
     if (only != null && !only.equals("rdma") && !only.equals("rsocket")) {
@@ -100,7 +103,8 @@ public final class EndToEnd {
     if (phase != null) {
       Report figures = new Report();
       run(phase, figures, new Settings(device, address, gidIndex, provider, out), sizes, t0);
-      figures.writeFigures(out.resolve("figures-" + phase + ".csv"));
+      String name = phase.equals(Report.REFERENCE) ? Readings.phaseName(reading) : phase;
+      figures.writeFigures(out.resolve("figures-" + name + ".csv"));
       return;
     }
     // Everything in this JVM: each phase's figures as it ends, then the report over all of them.
@@ -199,6 +203,8 @@ public final class EndToEnd {
   /** The 1 MiB stream from registered memory, by rendezvous: the receiver pulls each message by RDMA READ (default options). */
   static final int RENDEZVOUS_SIZE = 1 << 20;
   static final String RENDEZVOUS_METRIC = "throughput 1 MiB, rendezvous from registered memory";
+  /** Bytes both sides' transports copied per message of the rendezvous stream. */
+  static final String RENDEZVOUS_COPIED = "bytes copied per message 1 MiB, rendezvous";
   /** Completions polled per message of the 64 B stream, from the connections' statistics. */
   static final String SENDER_COMPLETIONS = "completions per message 64 B, sender";
   static final String RECEIVER_COMPLETIONS = "completions per message 64 B, receiver";
@@ -347,6 +353,9 @@ public final class EndToEnd {
       int count = sized(n.trialSeconds() * rendezvousProbe[1], 20, 100_000);
       double[] rendezvous = median(n.trials(), () -> b.streamByRendezvous(RENDEZVOUS_SIZE, count));
       report.add(new Figure(RENDEZVOUS_METRIC, b.name(), rendezvous[0], "MB/s", true));
+      if (rendezvous.length >= 3) { // nothing copied here either: the receiver READs into pooled memory
+        report.add(new Figure(RENDEZVOUS_COPIED, b.name(), rendezvous[2], "B/msg", false));
+      }
     }
   }
 
@@ -370,7 +379,8 @@ public final class EndToEnd {
 
     /**
      * Streams {@code count} messages of {@code size} bytes one way: {MB/s (10^6 B), messages/s},
-     * then, where the system counts them, completions polled per message by the sender and the receiver.
+     * then, where the system counts them, completions polled per message by the sender and the receiver
+     * and bytes both sides copied per message.
      */
     double[] stream(int size, int count) throws Exception;
 
@@ -388,12 +398,18 @@ public final class EndToEnd {
       return null;
     }
 
-    /** A stream of messages above the rendezvous threshold from registered memory, or null where the system has none. */
+    /**
+     * A stream of messages above the rendezvous threshold from registered memory: {MB/s, messages/s,
+     * bytes both sides copied per message}, or null where the system has none.
+     */
     default double @org.jspecify.annotations.Nullable [] streamByRendezvous(int size, int count) throws Exception {
       return null;
     }
 
-    /** The same stream sent from memory registered once, with no copy, or null where the system cannot. */
+    /**
+     * The same stream sent from memory registered once, with no copy: {MB/s, messages/s, bytes both
+     * sides copied per message}, or null where the system cannot.
+     */
     default double @org.jspecify.annotations.Nullable [] streamFromRegisteredMemory(int size, int count) throws Exception {
       return null;
     }

@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -36,6 +37,9 @@ final class Report {
       "rdma-reactive (busy-poll)", "reactor-netty-tcp", "rsocket over rdma-reactive (event)", "rsocket over tcp");
 
   private final List<Figure> figures = new ArrayList<>();
+  /** The phase each figure read from a figures file came from: its ratio is read against the perftest beside it. */
+  private final Map<Figure, String> phaseOf = new IdentityHashMap<>();
+  private Readings readings = new Readings(List.of());
 
   void add(Figure f) {
     figures.add(f);
@@ -56,13 +60,24 @@ final class Report {
     Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
     Files.writeString(tmp, sb);
     Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+    String name = file.getFileName().toString();
+    if (name.startsWith("figures-") && name.endsWith(".csv")) {
+      Readings.ended(file.toAbsolutePath().getParent(), name.substring("figures-".length(), name.length() - 4));
+    }
   }
 
-  /** Every phase's figures in {@code dir} ({@code figures-*.csv}), in the table's order. */
+  /**
+   * Every phase's figures in {@code dir} ({@code figures-*.csv}), in the table's order; perftest's
+   * readings ({@link Readings}) as one reference row per figure, their median.
+   */
   static Report readFigures(Path dir) throws IOException {
     Report r = new Report();
+    r.readings = new Readings(Readings.order(dir));
+    Map<String, Figure> firstReference = new LinkedHashMap<>();
     try (DirectoryStream<Path> files = Files.newDirectoryStream(dir, "figures-*.csv")) {
       for (Path f : files) {
+        String name = f.getFileName().toString();
+        String phase = name.substring("figures-".length(), name.length() - ".csv".length());
         for (String line : Files.readAllLines(f)) {
           // From the right: a metric may hold a comma ("completions per message 64 B, sender"),
           // and a split into exactly five dropped those figures from every phase-per-JVM report.
@@ -70,11 +85,19 @@ final class Report {
           int n = c.length;
           if (n >= 5) {
             String metric = String.join(",", java.util.Arrays.copyOf(c, n - 4));
-            r.figures.add(new Figure(metric, c[n - 4], Double.parseDouble(c[n - 3]), c[n - 2], Boolean.parseBoolean(c[n - 1])));
+            Figure fig = new Figure(metric, c[n - 4], Double.parseDouble(c[n - 3]), c[n - 2], Boolean.parseBoolean(c[n - 1]));
+            if (Readings.isReading(phase)) {
+              r.readings.add(phase, fig);
+              firstReference.putIfAbsent(metric + "|" + fig.system(), fig);
+            } else {
+              r.figures.add(fig);
+              r.phaseOf.put(fig, phase);
+            }
           }
         }
       }
     }
+    r.figures.addAll(r.readings.merged(List.copyOf(firstReference.values())));
     r.figures.sort(Comparator.comparingInt((Figure f) -> rank(METRICS, f.metric()))
         .thenComparingInt(f -> rank(SYSTEMS, f.system())));
     return r;
@@ -91,6 +114,7 @@ final class Report {
     for (String name : List.of("results.md", "results.csv", "results.png")) {
       EndToEnd.moveAside(dir.resolve(name), prev.resolve(name));
     }
+    Files.deleteIfExists(dir.resolve(Readings.ORDER_FILE));
     try (DirectoryStream<Path> old = Files.newDirectoryStream(dir, "figures-*.csv")) {
       for (Path f : old) {
         Files.delete(f);
@@ -98,15 +122,22 @@ final class Report {
     }
   }
 
-  /** Ratio to the reference, oriented so that 1.0 means "as good as perftest" and higher is better. */
+  /**
+   * Ratio to the reference, oriented so that 1.0 means "as good as perftest" and higher is better:
+   * against the perftest readings beside the figure's phase where the run has several, else
+   * against the reference row.
+   */
   double ratio(Figure f) {
-    for (Figure ref : figures) {
-      if (ref.metric().equals(f.metric()) && ref.system().equals(REFERENCE)) {
-        double r = f.higherIsBetter() ? f.value() / ref.value() : ref.value() / f.value();
-        return Double.isFinite(r) ? r : Double.NaN;
+    String phase = phaseOf.get(f);
+    double ref = phase == null ? Double.NaN : readings.beside(phase, f.metric(), REFERENCE);
+    for (int i = 0; i < figures.size() && Double.isNaN(ref); i++) {
+      Figure r = figures.get(i);
+      if (r.metric().equals(f.metric()) && r.system().equals(REFERENCE)) {
+        ref = r.value();
       }
     }
-    return Double.NaN;
+    double r = f.higherIsBetter() ? f.value() / ref : ref / f.value();
+    return Double.isFinite(r) ? r : Double.NaN;
   }
 
   /**
@@ -279,7 +310,8 @@ final class Report {
 
   void write(Path dir, String header) throws IOException {
     Files.createDirectories(dir);
-    Files.writeString(dir.resolve("results.md"), table(header) + targets() + shape(dir));
+    List<Figure> references = figures.stream().filter(f -> f.system().startsWith(REFERENCE)).toList();
+    Files.writeString(dir.resolve("results.md"), table(header) + readings.table(references) + targets() + shape(dir));
     StringBuilder csv = new StringBuilder("metric,system,value,unit,ratio_to_perftest\n");
     for (Figure f : figures) {
       csv.append(String.format(Locale.ROOT, "%s,%s,%.4f,%s,%.4f%n", f.metric(), f.system(), f.value(), f.unit(), ratio(f)));

@@ -41,7 +41,10 @@ final class Targets {
    * issues' that it did not replace: the first benchmark issue's 4 KiB latency and 64 KiB
    * throughput, issue #12's event mode against busy-poll. Replaced: the 8 B p50 within 1.1x on
    * the better mode and within 1.5x in busy-poll (#20: within 1.25x in busy-poll), and the 64 B rate
-   * of 0.8x perftest (#20: 2.0x in each mode). benchmarks/README.md lists the same.
+   * of 0.8x perftest (#20: 2.0x in each mode). Then issue #22's (zero-copy): the 64 KiB streams
+   * against {@code ib_send_bw}, the 1 MiB rendezvous stream against {@code ib_read_bw} (that row's
+   * perftest figure), and nothing copied on the zero-copy and rendezvous paths. benchmarks/README.md
+   * lists the same.
    */
   static final List<Target> TARGETS = List.of(
       new Target("64 B message rate >= 2.0x ib_send_bw, event", "message rate 64 B", 2.0, EVENT, ""),
@@ -58,7 +61,19 @@ final class Targets {
       new Target("p50 latency <= 1.1x ib_send_lat, 4 KiB", "latency p50 4 KiB", 1 / 1.1),
       new Target("64 KiB throughput >= 0.95x ib_send_bw", "throughput 64 KiB", 0.95),
       new Target("event-mode p50 <= 1.5x busy-poll p50, 8 B", "latency p50 8 B", 1 / 1.5, EVENT, BUSY),
-      new Target("event-mode p50 <= 1.5x busy-poll p50, 4 KiB", "latency p50 4 KiB", 1 / 1.5, EVENT, BUSY));
+      new Target("event-mode p50 <= 1.5x busy-poll p50, 4 KiB", "latency p50 4 KiB", 1 / 1.5, EVENT, BUSY),
+      new Target("64 KiB stream >= 1.0x ib_send_bw, default options", EndToEnd.DEFAULTS_METRIC, 1.0),
+      new Target("64 KiB stream >= 1.0x ib_send_bw, 64 KiB buffers", "throughput 64 KiB", 1.0),
+      new Target("1 MiB stream >= 0.9x ib_read_bw", EndToEnd.RENDEZVOUS_METRIC, 0.9),
+      new Target("RSocket request-stream over RDMA >= 0.95x ib_send_bw, 64 KiB", "throughput 64 KiB", 0.95,
+          RSOCKET_RDMA, ""),
+      // each mode on its own: "0 bytes copied" holds for both, not for the better one
+      Target.atMost("0 bytes copied, 64 KiB from registered memory, event", EndToEnd.ZERO_COPY_COPIED, 0, EVENT),
+      Target.atMost("0 bytes copied, 64 KiB from registered memory, busy-poll", EndToEnd.ZERO_COPY_COPIED, 0, BUSY),
+      Target.atMost("0 bytes copied, 1 MiB by rendezvous, event", EndToEnd.RENDEZVOUS_COPIED, 0, EVENT),
+      Target.atMost("0 bytes copied, 1 MiB by rendezvous, busy-poll", EndToEnd.RENDEZVOUS_COPIED, 0, BUSY),
+      Target.atMost("0 bytes copied, RSocket 64 KiB from registered memory", EndToEnd.ZERO_COPY_COPIED, 0,
+          RSOCKET_RDMA));
 
   /** target -> "met"/"missed" in {@code report}, with the figures behind it. */
   static Map<String, String> verdicts(Report report) {

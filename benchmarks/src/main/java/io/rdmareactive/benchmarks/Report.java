@@ -32,7 +32,8 @@ final class Report {
   private static final List<String> METRICS = List.of("latency p50 8 B", "latency p99 8 B", "latency p50 4 KiB",
       "latency p99 4 KiB", "throughput 4 KiB", "throughput 64 KiB", EndToEnd.DEFAULTS_METRIC, EndToEnd.ZERO_COPY_METRIC,
       "message rate 64 B",
-      EndToEnd.SENDER_COMPLETIONS, EndToEnd.RECEIVER_COMPLETIONS);
+      EndToEnd.SENDER_COMPLETIONS, EndToEnd.RECEIVER_COMPLETIONS, EndToEnd.ZERO_COPY_COPIED, EndToEnd.RENDEZVOUS_METRIC,
+      EndToEnd.RENDEZVOUS_COPIED);
   private static final List<String> SYSTEMS = List.of(REFERENCE, WRITE_BW, READ_BW, "rdma-reactive (event)",
       "rdma-reactive (busy-poll)", "reactor-netty-tcp", "rsocket over rdma-reactive (event)", "rsocket over tcp");
 
@@ -128,6 +129,13 @@ final class Report {
    * against the reference row.
    */
   double ratio(Figure f) {
+    double ref = reference(f);
+    double r = f.higherIsBetter() ? f.value() / ref : ref / f.value();
+    return Double.isFinite(r) ? r : Double.NaN;
+  }
+
+  /** The perftest figure {@code f} is read against: the readings beside its phase, else the reference row; NaN: none. */
+  double reference(Figure f) {
     String phase = phaseOf.get(f);
     double ref = phase == null ? Double.NaN : readings.beside(phase, f.metric(), REFERENCE);
     for (int i = 0; i < figures.size() && Double.isNaN(ref); i++) {
@@ -136,8 +144,7 @@ final class Report {
         ref = r.value();
       }
     }
-    double r = f.higherIsBetter() ? f.value() / ref : ref / f.value();
-    return Double.isFinite(r) ? r : Double.NaN;
+    return ref;
   }
 
   /**
@@ -163,12 +170,13 @@ final class Report {
 
   String table(String header) {
     StringBuilder sb = new StringBuilder(header).append("\n\n");
-    sb.append("| metric | system | value | unit | vs perftest |\n|---|---|---:|---|---:|\n");
+    sb.append("| metric | system | value | unit | perftest beside it | vs perftest |\n|---|---|---:|---|---:|---:|\n");
     for (Figure f : figures) {
-      sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s |%n", f.metric(), f.system(), num(f.value()),
-          f.unit(), x(ratio(f))));
+      double ref = f.system().startsWith(REFERENCE) ? Double.NaN : reference(f);
+      sb.append(String.format(Locale.ROOT, "| %s | %s | %s | %s | %s | %s |%n", f.metric(), f.system(), num(f.value()),
+          f.unit(), Double.isNaN(ref) ? "" : num(ref), x(ratio(f))));
     }
-    sb.append("\nRatios read \"fraction of perftest\": for latency perftest/ours, for rates ours/perftest; 1.00x = parity.\n");
+    sb.append("\nRatios read \"fraction of perftest\" (the perftest beside the figure's phase where the run has several readings): for latency perftest/ours, for rates ours/perftest; 1.00x = parity.\n");
     return sb.toString();
   }
 

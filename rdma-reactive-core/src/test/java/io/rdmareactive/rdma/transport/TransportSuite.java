@@ -162,14 +162,16 @@ public abstract class TransportSuite {
    * A rogue peer connects to a server whose handler reads (its MAX_MESSAGE_SIZE {@code
    * maxMessage}), breaks the protocol as {@code act} does, and must lose its connection with a
    * typed error that names the violation; the server counts it and still serves a good client;
-   * nothing leaks (checked after each test). Returns the victim's connection.
+   * nothing leaks (checked after each test). Returns the victim's connection (the rogue's, not
+   * the good client's).
    */
   AtomicReference<RdmaConnection> rogueBreaksTheProtocol(int maxMessage, java.util.function.Consumer<RoguePeer> act, String violation) {
     Sinks.One<Throwable> victimSaw = Sinks.one();
     Sinks.Empty<Void> reading = Sinks.empty();
     AtomicReference<RdmaConnection> victim = new AtomicReference<>();
     DisposableRdmaServer server = bind(server().option(RdmaOption.MAX_MESSAGE_SIZE, maxMessage)
-        .doOnConnection(victim::set)
+        // the rogue's connection only: the good client's, at the end, must not take its place
+        .doOnConnection(c -> victim.compareAndSet(null, c))
         .handle((in, out) -> in.receive().doOnSubscribe(s -> reading.tryEmitEmpty()).doOnNext(RdmaMessage::release)
             .doOnError(victimSaw::tryEmitValue).onErrorResume(e -> Mono.empty()).then()));
     try (RoguePeer rogue = RoguePeer.connect(fixture().connections(), new InetSocketAddress(fixture().host(), server.port()), 8, WAIT)) {

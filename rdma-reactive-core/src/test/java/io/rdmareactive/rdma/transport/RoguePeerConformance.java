@@ -121,6 +121,20 @@ public abstract class RoguePeerConformance extends TransportSuite {
         "declared a message of 524288 bytes");
   }
 
+  /**
+   * After a fragment broke the protocol, what the peer sends as the rest of that message is
+   * dropped, not delivered: a tail of a message is no message of its own. Two SENDs, the two
+   * credits every peer starts with.
+   */
+  @Test
+  void theRestOfABrokenMessageIsNotDeliveredAsAMessage() {
+    AtomicReference<RdmaConnection> victim = rogueBreaksTheProtocol(rogue -> {
+      rogue.send(Protocol.firstFragment(10), RoguePeer.BUFFER); // more than it declares: broken
+      rogue.send(Protocol.immediate(0, false, false), 100); // its "last fragment"
+    }, "it sent more than the 10 bytes its message declared");
+    assertThat(victim.get().statistics().messagesReceived()).as("messages delivered").isZero();
+  }
+
   @Test
   void aPeerWhoseFirstFragmentCarriesMoreThanItDeclaresLosesItsConnectionOnly() {
     rogueBreaksTheProtocol(rogue -> rogue.send(Protocol.firstFragment(10), RoguePeer.BUFFER),

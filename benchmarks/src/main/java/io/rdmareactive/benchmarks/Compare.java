@@ -47,12 +47,12 @@ public final class Compare {
       Figure f = e.getValue().getFirst();
       double mb = median(e.getValue());
       double ma = median(a);
-      double ratio = ma / mb;
+      double ratio = ma == mb ? 1 : ma / mb; // 0 against 0 (bytes copied) is the same, not NaN
       double sb = spread(e.getValue(), mb);
       double sa = spread(a, ma);
       double noise = Math.max(sb, sa);
       String verdict;
-      if (Math.abs(ratio - 1) <= noise) {
+      if (Double.isNaN(ratio) || Math.abs(ratio - 1) <= noise) {
         verdict = "within noise";
         same++;
       } else if ((ratio > 1) == f.higherIsBetter()) {

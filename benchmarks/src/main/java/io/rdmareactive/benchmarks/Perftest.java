@@ -1,6 +1,7 @@
 package io.rdmareactive.benchmarks;
 
 import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,7 +46,7 @@ final class Perftest {
         log.append("!! ").append(e.getMessage()).append('\n');
       }
     }
-    System.out.println("  " + tool + " " + size + " B failed three times: see perftest.log");
+    System.out.println("  " + tool + " " + size + " B failed three times: see perftest.log, or perftest-N.log for reading N");
     double[] nan = new double[9];
     java.util.Arrays.fill(nan, Double.NaN);
     return nan;
@@ -104,5 +105,75 @@ final class Perftest {
       }
     }
     throw new IOException("no result line for " + size + " bytes in " + tool + " output:\n" + output);
+  }
+
+  /**
+   * The perftest phase: ib_send_lat, ib_send_bw, ib_write_bw and ib_read_bw on every metric of the
+   * run, each the median of the run's trials; the raw output goes to {@code perftest.log}, or
+   * {@code perftest-N.log} for reading N.
+   */
+  static void measure(Report report, EndToEnd.Settings s, EndToEnd.Sizes n) throws Exception {
+    Perftest perftest = new Perftest(s.device(), s.address(), s.gidIndex());
+    int port = 18515;
+    try {
+      for (int size : EndToEnd.LATENCY_SIZES) {
+        int p = port;
+        port += n.trials();
+        double[] lat = EndToEnd.median(n.trials(), new PortTrial(p, q -> perftest.runRetrying("ib_send_lat", size, n.latIters(), q)));
+        // ib_send_lat columns: bytes iterations t_min t_max t_typical t_avg t_stdev p99 p99.9
+        report.add(new Figure("latency p50 " + EndToEnd.label(size), Report.REFERENCE, lat[4], "us", false));
+        report.add(new Figure("latency p99 " + EndToEnd.label(size), Report.REFERENCE, lat[7], "us", false));
+      }
+      for (int size : EndToEnd.STREAM_SIZES) {
+        // ib_*_bw columns: bytes iterations BW_peak[MB/s] BW_average[MB/s] MsgRate[Mpps]
+        // 64 KiB x 10,000 would take ~10 s a run under TCG: fewer, still seconds of streaming
+        int iters = size >= 65536 ? n.bwIters() / 3 : n.bwIters();
+        int p = port;
+        port += 3 * n.trials();
+        double[] send = EndToEnd.median(n.trials(), new PortTrial(p, q -> perftest.runRetrying("ib_send_bw", size, iters, q)));
+        report.add(new Figure("throughput " + EndToEnd.label(size), Report.REFERENCE, send[3], "MB/s", true));
+        double[] write = EndToEnd.median(n.trials(),
+            new PortTrial(p + n.trials(), q -> perftest.runRetrying("ib_write_bw", size, iters, q)));
+        report.add(new Figure("throughput " + EndToEnd.label(size), Report.WRITE_BW, write[3], "MB/s", true));
+        double[] read = EndToEnd.median(n.trials(),
+            new PortTrial(p + 2 * n.trials(), q -> perftest.runRetrying("ib_read_bw", size, iters, q)));
+        report.add(new Figure("throughput " + EndToEnd.label(size), Report.READ_BW, read[3], "MB/s", true));
+        if (size == EndToEnd.DEFAULTS_SIZE) { // the same reference for the library's default-options and zero-copy rows
+          report.add(new Figure(EndToEnd.DEFAULTS_METRIC, Report.REFERENCE, send[3], "MB/s", true));
+          report.add(new Figure(EndToEnd.ZERO_COPY_METRIC, Report.REFERENCE, send[3], "MB/s", true));
+        }
+      }
+      // The rendezvous row's reference is a READ stream of its size: what the receiver's READs can reach.
+      int rp = port;
+      port += n.trials();
+      double[] read1m = EndToEnd.median(n.trials(), new PortTrial(rp,
+          q -> perftest.runRetrying("ib_read_bw", EndToEnd.RENDEZVOUS_SIZE, Math.max(100, n.bwIters() / 30), q)));
+      report.add(new Figure(EndToEnd.RENDEZVOUS_METRIC, Report.REFERENCE, read1m[3], "MB/s", true));
+      double[] rate = EndToEnd.median(n.trials(),
+          new PortTrial(port, q -> perftest.runRetrying("ib_send_bw", EndToEnd.RATE_SIZE, n.bwIters() * 5, q)));
+      report.add(new Figure("message rate " + EndToEnd.label(EndToEnd.RATE_SIZE), Report.REFERENCE, rate[4], "Mmsg/s", true));
+    } finally {
+      Files.writeString(s.out().resolve(Readings.phaseName(s.reading()) + ".log"), perftest.log);
+    }
+  }
+
+  /** A perftest trial on its own port (a new port per run: the last run's may linger in TIME_WAIT). */
+  private static final class PortTrial implements EndToEnd.Trial {
+    private int port;
+    private final PortRun run;
+
+    PortTrial(int port, PortRun run) {
+      this.port = port;
+      this.run = run;
+    }
+
+    @Override
+    public double[] get() throws Exception {
+      return run.run(port++);
+    }
+  }
+
+  private interface PortRun {
+    double[] run(int port) throws Exception;
   }
 }

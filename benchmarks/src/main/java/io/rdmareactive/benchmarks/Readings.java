@@ -21,8 +21,8 @@ import java.util.Map;
  * readings' spread says how far the device itself moved during the run. The reference rows of the
  * table are each figure's median over the readings.
  *
- * <p>A phase's place in the run comes from {@value #ORDER_FILE}, which {@link Report#writeFigures}
- * appends each phase to as it ends. With one reading, or without that file, every phase reads
+ * <p>A phase's place in the run comes from {@value #ORDER_FILE}, which {@link EndToEnd} appends
+ * each phase to as it ends. The phases after the last reading (the TCP ones) read against it alone. With one reading, or without that file, every phase reads
  * against the one (median) reference, as before.
  */
 final class Readings {
@@ -41,8 +41,9 @@ final class Readings {
   /** The run order in {@code dir}, or none. */
   static List<String> order(Path dir) throws IOException {
     Path f = dir.resolve(ORDER_FILE);
-    return Files.exists(f) ? Files.readAllLines(f).stream().map(String::strip).filter(s -> !s.isEmpty()).toList()
-        : List.of();
+    // distinct: a phase that wrote its figures but failed on its way out (a hang at exit) runs again
+    return Files.exists(f) ? Files.readAllLines(f).stream().map(String::strip).filter(s -> !s.isEmpty()).distinct()
+        .toList() : List.of();
   }
 
   /** Records that {@code phase} ended, in {@code dir}'s run order. */
@@ -53,6 +54,11 @@ final class Readings {
   /** Whether a figures file of {@code phase} is one of perftest's readings. */
   static boolean isReading(String phase) {
     return phase.equals(Report.REFERENCE) || phase.matches(Report.REFERENCE + "-[0-9]+");
+  }
+
+  /** Which reading {@code phase} is: 1 for {@code perftest}, N for {@code perftest-N}. */
+  private static int number(String phase) {
+    return phase.equals(Report.REFERENCE) ? 1 : Integer.parseInt(phase.substring(Report.REFERENCE.length() + 1));
   }
 
   /** The figures file name of perftest's reading {@code n} (the first keeps the name it always had). */
@@ -130,8 +136,8 @@ final class Readings {
       return "";
     }
     List<String> names = order.stream().filter(readings::containsKey).toList();
-    if (names.size() != readings.size()) {
-      names = new ArrayList<>(readings.keySet());
+    if (names.size() != readings.size()) { // no run order: by reading number
+      names = readings.keySet().stream().sorted(java.util.Comparator.comparingInt(Readings::number)).toList();
     }
     StringBuilder sb = new StringBuilder("\n### perftest across the run\n\n")
         .append("perftest ran ").append(readings.size()).append(" times, between this library's phases (run order: ")
@@ -141,6 +147,9 @@ final class Readings {
     names.forEach(n -> sb.append(' ').append(n).append(" |"));
     sb.append(" spread |\n|---|---|").append("---:|".repeat(names.size() + 1)).append('\n');
     for (Figure f : references) {
+      if (values(f.metric(), f.system()).isEmpty()) {
+        continue; // a reference from elsewhere (scripts/benchmark-pair's host-to-host), not a reading
+      }
       sb.append("| ").append(f.metric()).append(" | ").append(f.system()).append(" |");
       for (String n : names) {
         sb.append(' ').append(Report.num(value(n, f.metric(), f.system()))).append(" |");

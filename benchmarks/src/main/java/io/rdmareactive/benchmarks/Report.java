@@ -61,10 +61,6 @@ final class Report {
     Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
     Files.writeString(tmp, sb);
     Files.move(tmp, file, java.nio.file.StandardCopyOption.REPLACE_EXISTING, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
-    String name = file.getFileName().toString();
-    if (name.startsWith("figures-") && name.endsWith(".csv")) {
-      Readings.ended(file.toAbsolutePath().getParent(), name.substring("figures-".length(), name.length() - 4));
-    }
   }
 
   /**
@@ -153,7 +149,8 @@ final class Report {
    */
   private double score(Figure f) {
     double r = ratio(f);
-    return !Double.isNaN(r) || f.system().equals(REFERENCE) ? r : f.higherIsBetter() ? f.value() : 1 / f.value();
+    double s = !Double.isNaN(r) || f.system().equals(REFERENCE) ? r : f.higherIsBetter() ? f.value() : 1 / f.value();
+    return Double.isFinite(s) ? s : Double.NaN;
   }
 
   /** Four significant digits, never in exponent form (0.04 Mmsg/s said too little). */
@@ -200,13 +197,17 @@ final class Report {
     Map<String, Double> prev = new LinkedHashMap<>();
     Map<String, String> prevValue = new LinkedHashMap<>();
     for (String line : Files.readAllLines(prevCsv)) {
+      // From the right, as readFigures: a metric may hold a comma ("throughput 64 KiB, default options").
       String[] c = line.split(",");
-      if (c.length == 5 && !c[0].equals("metric")) {
-        double r = Double.parseDouble(c[4]);
-        boolean higherIsBetter = !c[0].startsWith("latency");
-        double v = Double.parseDouble(c[2]);
-        prevValue.put(c[0] + "|" + c[1], num(v) + " " + c[3]);
-        prev.put(c[0] + "|" + c[1], Double.isNaN(r) && !c[1].equals(REFERENCE) ? (higherIsBetter ? v : 1 / v) : r);
+      int n = c.length;
+      if (n >= 5 && !c[0].equals("metric")) {
+        String key = String.join(",", java.util.Arrays.copyOf(c, n - 4)) + "|" + c[n - 4];
+        double r = Double.parseDouble(c[n - 1]);
+        boolean higherIsBetter = !key.startsWith("latency") && !key.contains(" per message ");
+        double v = Double.parseDouble(c[n - 3]);
+        prevValue.put(key, num(v) + " " + c[n - 2]);
+        double s = Double.isNaN(r) && !c[n - 4].equals(REFERENCE) ? (higherIsBetter ? v : 1 / v) : r;
+        prev.put(key, Double.isFinite(s) ? s : Double.NaN); // 1 / 0 bytes copied compares as nothing
       }
     }
     Path prevMd = dir.resolve("previous/results.md");

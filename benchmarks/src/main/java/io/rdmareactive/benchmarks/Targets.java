@@ -43,7 +43,8 @@ final class Targets {
    * the better mode and within 1.5x in busy-poll (#20: within 1.25x in busy-poll), and the 64 B rate
    * of 0.8x perftest (#20: 2.0x in each mode). Then issue #22's (zero-copy): the 64 KiB streams
    * against {@code ib_send_bw}, the 1 MiB rendezvous stream against {@code ib_read_bw} (that row's
-   * perftest figure), and nothing copied on the zero-copy and rendezvous paths. benchmarks/README.md
+   * perftest figure), RSocket's 64 KiB stream plain and from registered memory, and nothing
+   * copied on the zero-copy and rendezvous paths. benchmarks/README.md
    * lists the same.
    */
   static final List<Target> TARGETS = List.of(

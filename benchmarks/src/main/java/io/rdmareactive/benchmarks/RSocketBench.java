@@ -51,10 +51,15 @@ final class RSocketBench implements EndToEnd.Bench {
    * REQUEST_N per batch (replenished at 75%). RSocket pushes frames to its transport without
    * backpressure, so an unbounded request lets a fast stream run ahead of the link: TCP then
    * buffers without bound in Netty, the RDMA transport closes the connection once
-   * {@code maxPendingFrames} frames wait for credits. Bounded demand is how a requester keeps both
-   * honest, and it is the same for both.
+   * {@code maxPendingFrames} frames or {@code maxPendingBytes} bytes wait for credits. Bounded
+   * demand is how a requester keeps both honest, and it is the same for both. At most
+   * {@link #DEMAND_BYTES} a batch: 1,024 frames of 64 KiB would ask for more than the transport's
+   * default 64 MiB, and a responder running a batch ahead of the link lost its connection (seen
+   * in session 22, on a loaded host).
    */
   static final int DEMAND = 1024;
+  /** The most one batch asks for, in payload bytes: half the transport's default maxPendingBytes. */
+  static final long DEMAND_BYTES = 32L << 20;
 
   private final String name;
   private final Servers servers;
@@ -232,11 +237,16 @@ final class RSocketBench implements EndToEnd.Bench {
     }
   }
 
+  /** REQUEST_N per batch for payloads of {@code size}: {@link #DEMAND}, fewer where they would pass {@link #DEMAND_BYTES}. */
+  static int demand(int size) {
+    return (int) Math.max(1, Math.min(DEMAND, DEMAND_BYTES / Math.max(1, size)));
+  }
+
   /** Requests the stream; {MB/s, messages/s} at the requester. */
   private double[] timed(RSocket rsocket, int size, int count) {
     long start = System.nanoTime();
     Long n = rsocket.requestStream(ByteBufPayload.create(Unpooled.EMPTY_BUFFER))
-        .limitRate(DEMAND)
+        .limitRate(demand(size))
         .doOnNext(Payload::release)
         .count()
         .block(WAIT);

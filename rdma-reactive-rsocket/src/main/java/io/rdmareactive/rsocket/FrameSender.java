@@ -56,9 +56,9 @@ final class FrameSender implements Publisher<OutboundMessage>, Subscription {
    */
   private final IdentityHashMap<MemorySegment, ByteBuffer> views = new IdentityHashMap<>();
 
-  /** At most {@code capacity} frames and {@link RdmaDuplexConnection#MAX_PENDING_BYTES} bytes wait. */
+  /** At most {@code capacity} frames and {@link RdmaClientTransport#DEFAULT_MAX_PENDING_BYTES} bytes wait. */
   FrameSender(int capacity) {
-    this(capacity, RdmaDuplexConnection.MAX_PENDING_BYTES, null);
+    this(capacity, RdmaClientTransport.DEFAULT_MAX_PENDING_BYTES, null);
   }
 
   /**

@@ -31,22 +31,26 @@ import reactor.core.publisher.Mono;
  * <p>Backpressure composes: RSocket's REQUEST_N bounds what each stream's peer sends, and the
  * transport sends a frame only when the peer has posted a receive buffer for it (credits). Frames
  * RSocket emits faster than the peer takes them wait per connection, at most
- * {@link #maxPendingFrames(int)} of them (default {@value #DEFAULT_MAX_PENDING_FRAMES}); beyond
- * that the connection closes with an error instead of queueing without bound.
+ * {@link #maxPendingFrames(int)} of them (default {@value #DEFAULT_MAX_PENDING_FRAMES}) and
+ * {@link #maxPendingBytes(long)} bytes (default 64 MiB); beyond either the connection closes with
+ * an error instead of queueing without bound. A requester's REQUEST_N times the frame size should
+ * fit both: 1,024 frames of 64 KiB are already more than 64 MiB.
  */
 public final class RdmaClientTransport implements ClientTransport {
   /** Frames that may wait for credits per connection, by default. */
   public static final int DEFAULT_MAX_PENDING_FRAMES = 8192;
+  /** Bytes of frames that may wait for credits per connection, by default (64 MiB: four of RSocket's largest frames). */
+  public static final long DEFAULT_MAX_PENDING_BYTES = 64L << 20;
 
   private final RdmaClient client;
   private final int maxFrameLength;
-  private final int maxPendingFrames;
+  private final PendingLimit pending;
   private final @Nullable RegisteredByteBufAllocator allocator;
 
-  private RdmaClientTransport(RdmaClient client, int maxFrameLength, int maxPendingFrames, @Nullable RegisteredByteBufAllocator allocator) {
+  private RdmaClientTransport(RdmaClient client, int maxFrameLength, PendingLimit pending, @Nullable RegisteredByteBufAllocator allocator) {
     this.client = client;
     this.maxFrameLength = maxFrameLength;
-    this.maxPendingFrames = maxPendingFrames;
+    this.pending = pending;
     this.allocator = allocator;
   }
 
@@ -62,7 +66,7 @@ public final class RdmaClientTransport implements ClientTransport {
    */
   public static RdmaClientTransport create(RdmaClient client) {
     return new RdmaClientTransport(Objects.requireNonNull(client, "client"), FrameLengthCodec.FRAME_LENGTH_MASK,
-        DEFAULT_MAX_PENDING_FRAMES, null);
+        PendingLimit.DEFAULT, null);
   }
 
   /**
@@ -72,20 +76,27 @@ public final class RdmaClientTransport implements ClientTransport {
   public static RdmaClientTransport create(RdmaClient client, int maxFrameLength) {
     Objects.requireNonNull(client, "client");
     int max = checkFrameLength(maxFrameLength);
-    return new RdmaClientTransport(client.option(RdmaOption.MAX_MESSAGE_SIZE, max), max, DEFAULT_MAX_PENDING_FRAMES, null);
+    return new RdmaClientTransport(client.option(RdmaOption.MAX_MESSAGE_SIZE, max), max, PendingLimit.DEFAULT, null);
   }
 
   /** This transport, with at most {@code frames} frames waiting for credits per connection. */
   public RdmaClientTransport maxPendingFrames(int frames) {
-    if (frames < 1) {
-      throw new IllegalArgumentException("maxPendingFrames must be positive: " + frames);
-    }
-    return new RdmaClientTransport(client, maxFrameLength, frames, allocator);
+    return new RdmaClientTransport(client, maxFrameLength, pending.frames(frames), allocator);
   }
 
   /** At most this many frames wait for credits per connection (default {@value #DEFAULT_MAX_PENDING_FRAMES}). */
   public int maxPendingFrames() {
-    return maxPendingFrames;
+    return pending.frames();
+  }
+
+  /** This transport, with at most {@code bytes} bytes of frames waiting for credits per connection. */
+  public RdmaClientTransport maxPendingBytes(long bytes) {
+    return new RdmaClientTransport(client, maxFrameLength, pending.bytes(bytes), allocator);
+  }
+
+  /** At most this many bytes of frames wait for credits per connection (default {@value #DEFAULT_MAX_PENDING_BYTES}). */
+  public long maxPendingBytes() {
+    return pending.bytes();
   }
 
   /** The client this transport connects with, options and all (read its {@code configuration()}). */
@@ -101,7 +112,7 @@ public final class RdmaClientTransport implements ClientTransport {
    * from another domain's memory fails its connection, typed.
    */
   public RdmaClientTransport allocator(RegisteredByteBufAllocator allocator) {
-    return new RdmaClientTransport(client, maxFrameLength, maxPendingFrames, Objects.requireNonNull(allocator, "allocator"));
+    return new RdmaClientTransport(client, maxFrameLength, pending, Objects.requireNonNull(allocator, "allocator"));
   }
 
   /** The allocator of the connections' frames, or null for Netty's default (frames copied into send buffers). */
@@ -116,7 +127,7 @@ public final class RdmaClientTransport implements ClientTransport {
 
   @Override
   public Mono<DuplexConnection> connect() {
-    return client.connect().map(c -> new RdmaDuplexConnection("client", c, maxPendingFrames, allocator));
+    return client.connect().map(c -> new RdmaDuplexConnection("client", c, pending, allocator));
   }
 
   static int checkFrameLength(int maxFrameLength) {

@@ -29,33 +29,31 @@ import reactor.util.Loggers;
  * {@link RegisteredByteBufAllocator} (then {@link #alloc()}) go without a copy.
  *
  * <p>Neither a close nor what waits can be held by a peer that withholds its credits: the frames
- * waiting are bounded in bytes ({@link #MAX_PENDING_BYTES}) as well as in number, and the ERROR
+ * waiting are bounded in bytes as well as in number ({@link PendingLimit}), and the ERROR
  * frame a close sends waits at most {@link #ERROR_FRAME_DEADLINE} for a credit; the connection
  * then closes without it.
  */
 final class RdmaDuplexConnection implements DuplexConnection {
   private static final Logger log = Loggers.getLogger(RdmaDuplexConnection.class);
-  /** Bytes of frames that may wait for credits per connection: four frames of RSocket's largest. */
-  static final long MAX_PENDING_BYTES = 64L << 20;
   /** How long a close's ERROR frame may wait for a credit: the transport's default CLOSE_TIMEOUT. */
   static final Duration ERROR_FRAME_DEADLINE = Duration.ofSeconds(5);
 
   private final String side;
   private final RdmaConnection connection;
   private final FrameSender sender;
-  private final int maxPendingFrames;
+  private final PendingLimit limit;
   private final ByteBufAllocator alloc;
   private final Sinks.Empty<Void> onClose = Sinks.empty();
   private volatile @Nullable Throwable failure;
 
   /** Frames over {@code registered}'s memory (null: none) are sent without a copy; it is also {@link #alloc()}. */
-  RdmaDuplexConnection(String side, RdmaConnection connection, int maxPendingFrames,
+  RdmaDuplexConnection(String side, RdmaConnection connection, PendingLimit limit,
       @Nullable RegisteredByteBufAllocator registered) {
     this.side = side;
     this.connection = connection;
-    this.maxPendingFrames = maxPendingFrames;
+    this.limit = limit;
     this.alloc = registered != null ? registered : ByteBufAllocator.DEFAULT;
-    this.sender = new FrameSender(maxPendingFrames, MAX_PENDING_BYTES, registered);
+    this.sender = new FrameSender(limit.frames(), limit.bytes(), registered);
     connection.outbound().send(sender).subscribe(null, this::sendFailed, connection::dispose);
     connection.onDispose().subscribe(null, e -> closed(), this::closed);
   }
@@ -63,6 +61,7 @@ final class RdmaDuplexConnection implements DuplexConnection {
   @Override
   public void sendFrame(int streamId, ByteBuf frame) {
     boolean queued;
+    int size = frame.readableBytes(); // read first: a frame refused is released
     try {
       queued = sender.offer(frame);
     } catch (RuntimeException e) { // a frame over memory the application released: the stream cannot go on
@@ -70,10 +69,15 @@ final class RdmaDuplexConnection implements DuplexConnection {
       return;
     }
     if (!queued) {
-      fail(new IllegalStateException("RSocket over RDMA (" + side + "): " + sender.pending() + " frames of "
-          + sender.pendingBytes() + " bytes already wait for the peer's credits (at most " + maxPendingFrames
-          + " frames and " + MAX_PENDING_BYTES + " bytes); closing the connection (raise maxPendingFrames,"
-          + " or let REQUEST_N bound what the peer asks for)"));
+      // Name the bound this frame crossed, and the setting that raises it.
+      int frames = sender.pending();
+      boolean byCount = frames >= limit.frames();
+      String setting = byCount ? "maxPendingFrames" : "maxPendingBytes";
+      String bound = byCount ? limit.frames() + " frames" : limit.bytes() + " bytes";
+      fail(new IllegalStateException("RSocket over RDMA (" + side + "): " + frames + " frames of "
+          + sender.pendingBytes() + " bytes already wait for the peer's credits, and a frame of " + size
+          + " bytes more would pass " + setting + " (" + bound + "); closing the connection (raise " + setting
+          + ", or let REQUEST_N times the frame size stay within both maxPendingFrames and maxPendingBytes)"));
     }
   }
 

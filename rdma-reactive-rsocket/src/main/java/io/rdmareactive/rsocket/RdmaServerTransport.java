@@ -29,13 +29,13 @@ public final class RdmaServerTransport implements ServerTransport<CloseableRdmaS
 
   private final RdmaServer server;
   private final int maxFrameLength;
-  private final int maxPendingFrames;
+  private final PendingLimit pending;
   private final @Nullable RegisteredByteBufAllocator allocator;
 
-  private RdmaServerTransport(RdmaServer server, int maxFrameLength, int maxPendingFrames, @Nullable RegisteredByteBufAllocator allocator) {
+  private RdmaServerTransport(RdmaServer server, int maxFrameLength, PendingLimit pending, @Nullable RegisteredByteBufAllocator allocator) {
     this.server = server;
     this.maxFrameLength = maxFrameLength;
-    this.maxPendingFrames = maxPendingFrames;
+    this.pending = pending;
     this.allocator = allocator;
   }
 
@@ -48,28 +48,37 @@ public final class RdmaServerTransport implements ServerTransport<CloseableRdmaS
   /** A server bound as {@code server} says, options and all (its handler is not used). */
   public static RdmaServerTransport create(RdmaServer server) {
     return new RdmaServerTransport(Objects.requireNonNull(server, "server"), FrameLengthCodec.FRAME_LENGTH_MASK,
-        RdmaClientTransport.DEFAULT_MAX_PENDING_FRAMES, null);
+        PendingLimit.DEFAULT, null);
   }
 
   /** As {@link #create(RdmaServer)}, frames up to {@code maxFrameLength}: sets {@link RdmaOption#MAX_MESSAGE_SIZE}. */
   public static RdmaServerTransport create(RdmaServer server, int maxFrameLength) {
     Objects.requireNonNull(server, "server");
     int max = RdmaClientTransport.checkFrameLength(maxFrameLength);
-    return new RdmaServerTransport(server.option(RdmaOption.MAX_MESSAGE_SIZE, max), max,
-        RdmaClientTransport.DEFAULT_MAX_PENDING_FRAMES, null);
+    return new RdmaServerTransport(server.option(RdmaOption.MAX_MESSAGE_SIZE, max), max, PendingLimit.DEFAULT, null);
   }
 
   /** This transport, with at most {@code frames} frames waiting for credits per connection. */
   public RdmaServerTransport maxPendingFrames(int frames) {
-    if (frames < 1) {
-      throw new IllegalArgumentException("maxPendingFrames must be positive: " + frames);
-    }
-    return new RdmaServerTransport(server, maxFrameLength, frames, allocator);
+    return new RdmaServerTransport(server, maxFrameLength, pending.frames(frames), allocator);
   }
 
   /** At most this many frames wait for credits per connection (default {@value RdmaClientTransport#DEFAULT_MAX_PENDING_FRAMES}). */
   public int maxPendingFrames() {
-    return maxPendingFrames;
+    return pending.frames();
+  }
+
+  /**
+   * This transport, with at most {@code bytes} bytes of frames waiting for credits per
+   * connection: what a requester's REQUEST_N times the frame size may reach.
+   */
+  public RdmaServerTransport maxPendingBytes(long bytes) {
+    return new RdmaServerTransport(server, maxFrameLength, pending.bytes(bytes), allocator);
+  }
+
+  /** At most this many bytes of frames wait for credits per connection (default {@value RdmaClientTransport#DEFAULT_MAX_PENDING_BYTES}). */
+  public long maxPendingBytes() {
+    return pending.bytes();
   }
 
   /** The server this transport binds, options and all (read its {@code configuration()}). */
@@ -85,7 +94,7 @@ public final class RdmaServerTransport implements ServerTransport<CloseableRdmaS
    * from another domain's memory fails its connection, typed.
    */
   public RdmaServerTransport allocator(RegisteredByteBufAllocator allocator) {
-    return new RdmaServerTransport(server, maxFrameLength, maxPendingFrames, Objects.requireNonNull(allocator, "allocator"));
+    return new RdmaServerTransport(server, maxFrameLength, pending, Objects.requireNonNull(allocator, "allocator"));
   }
 
   /** The allocator of the connections' frames, or null for Netty's default (frames copied into send buffers). */
@@ -109,7 +118,7 @@ public final class RdmaServerTransport implements ServerTransport<CloseableRdmaS
   }
 
   private void accept(ConnectionAcceptor acceptor, RdmaConnection c) {
-    RdmaDuplexConnection duplex = new RdmaDuplexConnection("server", c, maxPendingFrames, allocator);
+    RdmaDuplexConnection duplex = new RdmaDuplexConnection("server", c, pending, allocator);
     var d = acceptor.apply(duplex).then(Mono.<Void>never()).subscribe(null, e -> {
       log.debug("rdma-reactive-rsocket: accepting " + c + " failed", e);
       c.dispose();

@@ -456,6 +456,36 @@ public abstract class AbstractRSocketTransportTest {
   }
 
   /**
+   * The same bound in bytes: 128 frames of 64 KiB that a responder emits at once (8 MiB) fit the
+   * default maxPendingBytes (64 MiB) and arrive whole, and pass a maxPendingBytes of 1 MiB long
+   * before maxPendingFrames: that connection closes with an error and everything is freed. The
+   * transport takes a credits' worth of frames at a time (far below 128 of this size), so most of
+   * them wait.
+   */
+  @Test
+  void framesBeyondMaxPendingBytesCloseTheConnection() {
+    byte[] data = new byte[64 << 10];
+    SocketAcceptor frames = SocketAcceptor.forRequestStream(request -> {
+      request.release();
+      return Flux.range(0, 128).map(i -> io.rsocket.util.ByteBufPayload.create(io.netty.buffer.Unpooled.wrappedBuffer(data)));
+    });
+    CloseableRdmaServer roomy = RSocketServer.create(frames).bind(RdmaServerTransport.create(rdmaServer())).block(WAIT);
+    closeables.add(roomy);
+    StepVerifier.create(connect(roomy).requestStream(DefaultPayload.create("")).doOnNext(Payload::release).count())
+        .expectNext(128L)
+        .expectComplete()
+        .verify(WAIT);
+    CloseableRdmaServer tight = RSocketServer.create(frames)
+        .bind(RdmaServerTransport.create(rdmaServer()).maxPendingBytes(1 << 20))
+        .block(WAIT);
+    closeables.add(tight);
+    StepVerifier.create(connect(tight).requestStream(DefaultPayload.create("")).doOnNext(Payload::release))
+        .thenConsumeWhile(p -> true)
+        .expectError()
+        .verify(WAIT); // and nothing leaks: checked after each test, once the servers are closed
+  }
+
+  /**
    * Frames still waiting when the connection goes (in {@link FrameSender}, or handed to the
    * transport and not yet copied into a send buffer: the transport owns those until it posts
    * them) are all released: every payload the responder made ends with a reference count of 0.

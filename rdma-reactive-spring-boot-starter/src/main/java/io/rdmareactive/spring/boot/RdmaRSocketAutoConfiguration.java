@@ -56,7 +56,8 @@ public class RdmaRSocketAutoConfiguration {
     RdmaClient client = framed(new RdmaOptionBinder(env, provider.name())
         .apply(RdmaClient.create().connectTimeout(p.getConnectTimeout()), "rdma.rsocket.client"), "rdma.rsocket.client")
         .runOn(loops);
-    return new RdmaRSocketRequesters(client, p.getMaxPendingFrames(), clients, builders::getObject,
+    return new RdmaRSocketRequesters(client, p.getMaxPendingFrames(), p.getMaxPendingBytes().toBytes(), clients,
+        builders::getObject,
         properties.getServer().getShutdownTimeout());
   }
 
@@ -104,7 +105,8 @@ public class RdmaRSocketAutoConfiguration {
       RdmaRSocketServerFactory factory = new RdmaRSocketServerFactory(
           RdmaServerTransport.create(server,
               RdmaRSocketRequesters.frameLength(server.configuration().get(RdmaOption.MAX_MESSAGE_SIZE)))
-              .maxPendingFrames(p.getMaxPendingFrames()));
+              .maxPendingFrames(p.getMaxPendingFrames())
+              .maxPendingBytes(p.getMaxPendingBytes().toBytes()));
       factory.setServerCustomizers(customizers.orderedStream().toList());
       factory.setLifecycleTimeout(p.getLifecycleTimeout());
       log.info("RSocket server over RDMA (" + provider.name() + ") on " + host + ":" + port);

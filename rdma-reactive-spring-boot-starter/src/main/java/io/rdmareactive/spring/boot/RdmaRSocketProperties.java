@@ -3,6 +3,7 @@ package io.rdmareactive.spring.boot;
 import io.rdmareactive.rdma.transport.RdmaOption;
 import io.rdmareactive.rsocket.RdmaClientTransport;
 import java.time.Duration;
+import org.springframework.util.unit.DataSize;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.validation.Errors;
@@ -49,6 +50,12 @@ public class RdmaRSocketProperties implements Validator {
     /** Frames waiting for the peer's credits per connection; beyond it the connection closes. */
     private int maxPendingFrames = RdmaClientTransport.DEFAULT_MAX_PENDING_FRAMES;
 
+    /**
+     * Bytes of frames waiting for the peer's credits per connection; beyond it the connection
+     * closes. A requester's REQUEST_N times the frame size should fit it.
+     */
+    private DataSize maxPendingBytes = DataSize.ofBytes(RdmaClientTransport.DEFAULT_MAX_PENDING_BYTES);
+
     /** How long starting and stopping the server may take. */
     private Duration lifecycleTimeout = Duration.ofSeconds(30);
 
@@ -92,6 +99,16 @@ public class RdmaRSocketProperties implements Validator {
       this.maxPendingFrames = maxPendingFrames;
     }
 
+    /** Bytes of frames waiting for the peer's credits per connection; beyond it the connection closes. */
+    public DataSize getMaxPendingBytes() {
+      return maxPendingBytes;
+    }
+
+    /** Sets {@link #getMaxPendingBytes()}. */
+    public void setMaxPendingBytes(DataSize maxPendingBytes) {
+      this.maxPendingBytes = maxPendingBytes;
+    }
+
     /** How long starting and stopping the server may take. */
     public Duration getLifecycleTimeout() {
       return lifecycleTimeout;
@@ -115,6 +132,12 @@ public class RdmaRSocketProperties implements Validator {
     /** Frames waiting for the peer's credits per connection; beyond it the connection closes. */
     private int maxPendingFrames = RdmaClientTransport.DEFAULT_MAX_PENDING_FRAMES;
 
+    /**
+     * Bytes of frames waiting for the peer's credits per connection; beyond it the connection
+     * closes. A requester's REQUEST_N times the frame size should fit it.
+     */
+    private DataSize maxPendingBytes = DataSize.ofBytes(RdmaClientTransport.DEFAULT_MAX_PENDING_BYTES);
+
     /** Bounds resolving, routing and the handshake together. */
     public Duration getConnectTimeout() {
       return connectTimeout;
@@ -134,6 +157,16 @@ public class RdmaRSocketProperties implements Validator {
     public void setMaxPendingFrames(int maxPendingFrames) {
       this.maxPendingFrames = maxPendingFrames;
     }
+
+    /** Bytes of frames waiting for the peer's credits per connection; beyond it the connection closes. */
+    public DataSize getMaxPendingBytes() {
+      return maxPendingBytes;
+    }
+
+    /** Sets {@link #getMaxPendingBytes()}. */
+    public void setMaxPendingBytes(DataSize maxPendingBytes) {
+      this.maxPendingBytes = maxPendingBytes;
+    }
   }
 
   @Override
@@ -152,6 +185,8 @@ public class RdmaRSocketProperties implements Validator {
         "must be 0 .. 65535");
     RdmaProperties.check(errors, "rsocket.server.max-pending-frames", s.getMaxPendingFrames(),
         s.getMaxPendingFrames() >= 1, "must be >= 1");
+    RdmaProperties.check(errors, "rsocket.server.max-pending-bytes", s.getMaxPendingBytes(),
+        s.getMaxPendingBytes().toBytes() >= 1, "must be at least 1B");
     RdmaProperties.check(errors, "rsocket.server.lifecycle-timeout", s.getLifecycleTimeout(),
         !s.getLifecycleTimeout().isNegative() && !s.getLifecycleTimeout().isZero(), "must be positive");
     Client c = p.getClient();
@@ -159,5 +194,7 @@ public class RdmaRSocketProperties implements Validator {
         !c.getConnectTimeout().isNegative() && !c.getConnectTimeout().isZero(), "must be positive");
     RdmaProperties.check(errors, "rsocket.client.max-pending-frames", c.getMaxPendingFrames(),
         c.getMaxPendingFrames() >= 1, "must be >= 1");
+    RdmaProperties.check(errors, "rsocket.client.max-pending-bytes", c.getMaxPendingBytes(),
+        c.getMaxPendingBytes().toBytes() >= 1, "must be at least 1B");
   }
 }

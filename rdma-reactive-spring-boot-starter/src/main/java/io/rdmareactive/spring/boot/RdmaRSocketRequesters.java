@@ -31,6 +31,7 @@ public class RdmaRSocketRequesters implements DisposableBean {
   private final RdmaClient client;
   private final int maxFrameLength;
   private final int maxPendingFrames;
+  private final long maxPendingBytes;
   private final RdmaClients clients;
   private final Supplier<RSocketRequester.Builder> builders;
   private final Duration closeTimeout;
@@ -42,11 +43,12 @@ public class RdmaRSocketRequesters implements DisposableBean {
    * @param clients the named clients
    * @param builders a fresh Boot builder per call (it is a prototype bean)
    */
-  RdmaRSocketRequesters(RdmaClient client, int maxPendingFrames, RdmaClients clients,
+  RdmaRSocketRequesters(RdmaClient client, int maxPendingFrames, long maxPendingBytes, RdmaClients clients,
       Supplier<RSocketRequester.Builder> builders, Duration closeTimeout) {
     this.client = client.doOnConnected(open::add).doOnDisconnected(open::remove);
     this.maxFrameLength = frameLength(client.configuration().get(RdmaOption.MAX_MESSAGE_SIZE));
     this.maxPendingFrames = maxPendingFrames;
+    this.maxPendingBytes = maxPendingBytes;
     this.clients = clients;
     this.builders = builders;
     this.closeTimeout = closeTimeout;
@@ -55,7 +57,8 @@ public class RdmaRSocketRequesters implements DisposableBean {
   /** A transport to {@code host:port} with the {@code rdma.rsocket.client.*} options. */
   public RdmaClientTransport transport(String host, int port) {
     Objects.requireNonNull(host, "host");
-    return RdmaClientTransport.create(client.host(host).port(port), maxFrameLength).maxPendingFrames(maxPendingFrames);
+    return RdmaClientTransport.create(client.host(host).port(port), maxFrameLength).maxPendingFrames(maxPendingFrames)
+        .maxPendingBytes(maxPendingBytes);
   }
 
   /**
@@ -66,7 +69,7 @@ public class RdmaRSocketRequesters implements DisposableBean {
   public RdmaClientTransport transport(String clientName) {
     RdmaClient named = clients.get(clientName);
     int max = frameLength(named.configuration().get(RdmaOption.MAX_MESSAGE_SIZE));
-    return RdmaClientTransport.create(named, max).maxPendingFrames(maxPendingFrames);
+    return RdmaClientTransport.create(named, max).maxPendingFrames(maxPendingFrames).maxPendingBytes(maxPendingBytes);
   }
 
   /** The client requesters by host and port start from: its options are {@code rdma.rsocket.client.*}. */
@@ -112,5 +115,10 @@ public class RdmaRSocketRequesters implements DisposableBean {
   /** Frames waiting for credits per connection, at most ({@code rdma.rsocket.client.max-pending-frames}). */
   int maxPendingFrames() {
     return maxPendingFrames;
+  }
+
+  /** Bytes of frames waiting for credits per connection, at most ({@code rdma.rsocket.client.max-pending-bytes}). */
+  long maxPendingBytes() {
+    return maxPendingBytes;
   }
 }

@@ -37,8 +37,9 @@ class RdmaPropertiesReachTest {
   static final Set<String> COVERED = Set.of("rdma.provider", "rdma.device", "rdma.completion-mode", "rdma.loops",
       "rdma.poll-budget", "rdma.clients", "rdma.server.enabled", "rdma.server.host", "rdma.server.port",
       "rdma.server.shutdown-timeout", "rdma.rsocket.server.enabled", "rdma.rsocket.server.host",
-      "rdma.rsocket.server.port", "rdma.rsocket.server.max-pending-frames", "rdma.rsocket.server.lifecycle-timeout",
-      "rdma.rsocket.client.connect-timeout", "rdma.rsocket.client.max-pending-frames");
+      "rdma.rsocket.server.port", "rdma.rsocket.server.max-pending-frames", "rdma.rsocket.server.max-pending-bytes",
+      "rdma.rsocket.server.lifecycle-timeout", "rdma.rsocket.client.connect-timeout",
+      "rdma.rsocket.client.max-pending-frames", "rdma.rsocket.client.max-pending-bytes");
 
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(RdmaAutoConfiguration.class, RdmaHealthContributorAutoConfiguration.class,
@@ -95,6 +96,7 @@ class RdmaPropertiesReachTest {
     runner.withUserConfiguration(RdmaOptionPropertiesTest.Routes.class)
         .withPropertyValues("rdma.rsocket.server.enabled=true", "rdma.rsocket.server.host=127.0.0.1",
             "rdma.rsocket.server.port=7399", "rdma.rsocket.server.max-pending-frames=77",
+            "rdma.rsocket.server.max-pending-bytes=3MB", "rdma.rsocket.client.max-pending-bytes=5KB",
             "rdma.rsocket.server.lifecycle-timeout=9s", "rdma.rsocket.client.connect-timeout=4s",
             "rdma.rsocket.client.max-pending-frames=55", "rdma.server.shutdown-timeout=11s")
         .run(ctx -> {
@@ -102,11 +104,14 @@ class RdmaPropertiesReachTest {
           RdmaRSocketServerFactory factory = (RdmaRSocketServerFactory) ctx.getBean(RSocketServerFactory.class);
           assertThat(factory.lifecycleTimeout()).isEqualTo(Duration.ofSeconds(9));
           assertThat(factory.transport().maxPendingFrames()).isEqualTo(77);
+          assertThat(factory.transport().maxPendingBytes()).isEqualTo(3L << 20);
           assertThat(factory.transport().server().configuration().host()).isEqualTo("127.0.0.1");
           assertThat(factory.transport().server().configuration().port()).isEqualTo(7399);
           RdmaRSocketRequesters requesters = ctx.getBean(RdmaRSocketRequesters.class);
           assertThat(requesters.maxPendingFrames()).isEqualTo(55);
           assertThat(requesters.transport("10.0.0.9", 9).maxPendingFrames()).isEqualTo(55);
+          assertThat(requesters.maxPendingBytes()).isEqualTo(5L << 10);
+          assertThat(requesters.transport("10.0.0.9", 9).maxPendingBytes()).isEqualTo(5L << 10);
           assertThat(requesters.client().configuration().connectTimeout()).isEqualTo(Duration.ofSeconds(4));
           assertThat(requesters.closeTimeout()).isEqualTo(Duration.ofSeconds(11));
         });

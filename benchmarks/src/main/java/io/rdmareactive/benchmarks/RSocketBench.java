@@ -40,7 +40,8 @@ import reactor.netty.tcp.TcpServer;
 /**
  * RSocket over a transport, as Spring's RSocket users would run it: request-response latency
  * (the ping-pong, RTT/2) and request-stream throughput (the server streams {@code count} payloads
- * to the requester, REQUEST_N in batches of {@value #DEMAND}). Both peers
+ * to the requester, REQUEST_N in batches of at most {@value #DEMAND}, fewer where a batch would
+ * ask for more than {@link #DEMAND_BYTES}: {@link #demand}). Both peers
  * decode with {@code PayloadDecoder.ZERO_COPY} (as Spring does with Netty buffers). The next
  * request is issued on the thread the previous response arrived on (no thread hop), as in the
  * other JVM benches.

@@ -71,30 +71,47 @@ final class FrameSender implements Publisher<OutboundMessage>, Subscription {
     this.registered = registered;
   }
 
+  /** {@link #tryOffer}: queued (or released after completion or cancellation). */
+  static final int QUEUED = 0;
+  /** {@link #tryOffer}: refused, {@code capacity} frames wait already. */
+  static final int OVER_FRAMES = 1;
+  /** {@link #tryOffer}: refused, the frame would take what waits past {@code capacityBytes}. */
+  static final int OVER_BYTES = 2;
+
   /**
-   * Queues {@code frame} (taking ownership of it); false, with the frame released, when
-   * {@code capacity} frames wait already. After completion or cancellation frames are released.
+   * Queues {@code frame} (taking ownership of it); false, with the frame released, when either
+   * bound would be passed ({@link #tryOffer} says which). After completion or cancellation frames
+   * are released.
    *
    * @throws IllegalStateException (Netty's {@code IllegalReferenceCountException}) when a part of a registered frame was
    *     released already (by the application, too early): the frame is dropped, released
    */
   boolean offer(ByteBuf frame) {
+    return tryOffer(frame) == QUEUED;
+  }
+
+  /**
+   * {@link #offer}, saying which bound refused the frame: {@link #QUEUED}, {@link #OVER_FRAMES} or
+   * {@link #OVER_BYTES}, decided where it is refused (the counts read later may have moved: the
+   * transport takes frames meanwhile, other threads offer).
+   */
+  int tryOffer(ByteBuf frame) {
     if (done || cancelled) {
       frame.release();
-      return true;
+      return QUEUED;
     }
     int size = frame.readableBytes();
     if (queued.incrementAndGet() > capacity) {
       queued.decrementAndGet();
       frame.release();
-      return false;
+      return OVER_FRAMES;
     }
     long bytes = queuedBytes.addAndGet(size);
     if (bytes > capacityBytes && bytes > size) { // a lone frame goes whatever its size: MAX_MESSAGE_SIZE bounds it
       queuedBytes.addAndGet(-size);
       queued.decrementAndGet();
       frame.release();
-      return false;
+      return OVER_BYTES;
     }
     OutboundMessage m;
     try {
@@ -107,7 +124,7 @@ final class FrameSender implements Publisher<OutboundMessage>, Subscription {
     }
     queue.offer(m);
     drain();
-    return true;
+    return QUEUED;
   }
 
   /** The frame as the transport takes it: from registered memory where it lies there, else to be copied. */

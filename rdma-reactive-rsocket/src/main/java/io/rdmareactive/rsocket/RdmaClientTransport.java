@@ -89,7 +89,10 @@ public final class RdmaClientTransport implements ClientTransport {
     return pending.frames();
   }
 
-  /** This transport, with at most {@code bytes} bytes of frames waiting for credits per connection. */
+  /**
+   * This transport, with at most {@code bytes} bytes of frames waiting for credits per connection
+   * (a lone frame larger than that still goes when nothing else waits).
+   */
   public RdmaClientTransport maxPendingBytes(long bytes) {
     return new RdmaClientTransport(client, maxFrameLength, pending.bytes(bytes), allocator);
   }

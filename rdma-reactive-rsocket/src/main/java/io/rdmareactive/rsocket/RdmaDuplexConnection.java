@@ -60,21 +60,21 @@ final class RdmaDuplexConnection implements DuplexConnection {
 
   @Override
   public void sendFrame(int streamId, ByteBuf frame) {
-    boolean queued;
+    int outcome;
     int size = frame.readableBytes(); // read first: a frame refused is released
     try {
-      queued = sender.offer(frame);
+      outcome = sender.tryOffer(frame);
     } catch (RuntimeException e) { // a frame over memory the application released: the stream cannot go on
       fail(e);
       return;
     }
-    if (!queued) {
-      // Name the bound this frame crossed, and the setting that raises it.
+    if (outcome != FrameSender.QUEUED) {
+      // Name the bound this frame passed, and the setting that raises it.
       int frames = sender.pending();
-      boolean byCount = frames >= limit.frames();
+      boolean byCount = outcome == FrameSender.OVER_FRAMES;
       String setting = byCount ? "maxPendingFrames" : "maxPendingBytes";
       String bound = byCount ? limit.frames() + " frames" : limit.bytes() + " bytes";
-      fail(new IllegalStateException("RSocket over RDMA (" + side + "): " + frames + " frames of "
+      failLoudly(new IllegalStateException("RSocket over RDMA (" + side + "): " + frames + " frames of "
           + sender.pendingBytes() + " bytes already wait for the peer's credits, and a frame of " + size
           + " bytes more would pass " + setting + " (" + bound + "); closing the connection (raise " + setting
           + ", or let REQUEST_N times the frame size stay within both maxPendingFrames and maxPendingBytes)"));
@@ -144,6 +144,18 @@ final class RdmaDuplexConnection implements DuplexConnection {
     } else {
       fail(e);
     }
+  }
+
+  /**
+   * {@link #fail}, said at WARN too: a bound the application sizes (REQUEST_N against
+   * maxPendingFrames and maxPendingBytes) ended the connection, and the requester sees only that
+   * it closed.
+   */
+  private void failLoudly(Throwable e) {
+    if (failure == null) {
+      log.warn("rdma-reactive-rsocket: " + e.getMessage());
+    }
+    fail(e);
   }
 
   /**

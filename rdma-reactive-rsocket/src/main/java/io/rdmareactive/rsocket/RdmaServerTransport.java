@@ -70,7 +70,8 @@ public final class RdmaServerTransport implements ServerTransport<CloseableRdmaS
 
   /**
    * This transport, with at most {@code bytes} bytes of frames waiting for credits per
-   * connection: what a requester's REQUEST_N times the frame size may reach.
+   * connection: what a requester's REQUEST_N times the frame size may reach (a lone frame larger
+   * than that still goes when nothing else waits).
    */
   public RdmaServerTransport maxPendingBytes(long bytes) {
     return new RdmaServerTransport(server, maxFrameLength, pending.bytes(bytes), allocator);

@@ -104,6 +104,27 @@ class FrameSenderTest {
     assertThat(sender.pending()).isZero();
   }
 
+  /** A refusal says which bound refused it: the count, or the bytes (the duplex connection names that setting). */
+  @Test
+  void aRefusalSaysWhichBoundRefusedTheFrame() {
+    FrameSender byCount = new FrameSender(2, 1 << 20, null);
+    assertThat(byCount.tryOffer(frame(0, 0))).isEqualTo(FrameSender.QUEUED);
+    assertThat(byCount.tryOffer(frame(0, 1))).isEqualTo(FrameSender.QUEUED);
+    ByteBuf third = frame(0, 2);
+    assertThat(byCount.tryOffer(third)).isEqualTo(FrameSender.OVER_FRAMES);
+    assertThat(third.refCnt()).isZero();
+    byCount.cancel();
+    FrameSender byBytes = new FrameSender(8, 12, null);
+    assertThat(byBytes.tryOffer(frame(0, 0))).isEqualTo(FrameSender.QUEUED); // 8 bytes
+    ByteBuf second = frame(0, 1);
+    assertThat(byBytes.tryOffer(second)).isEqualTo(FrameSender.OVER_BYTES); // 16 > 12
+    assertThat(second.refCnt()).isZero();
+    assertThat(byBytes.pending()).isEqualTo(1);
+    assertThat(byBytes.pendingBytes()).isEqualTo(8);
+    byBytes.cancel();
+    assertThat(byBytes.pending()).isZero();
+  }
+
   /**
    * The frames waiting are bounded in bytes too: a frame may be 16 MiB, so 8,192 of them would be
    * 128 GiB. Frames of 1 MiB (views of one array) into the default frame limit: refused after

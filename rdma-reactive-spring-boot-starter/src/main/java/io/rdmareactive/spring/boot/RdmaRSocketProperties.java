@@ -3,9 +3,9 @@ package io.rdmareactive.spring.boot;
 import io.rdmareactive.rdma.transport.RdmaOption;
 import io.rdmareactive.rsocket.RdmaClientTransport;
 import java.time.Duration;
-import org.springframework.util.unit.DataSize;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
+import org.springframework.util.unit.DataSize;
 import org.springframework.validation.Errors;
 import org.springframework.validation.Validator;
 
@@ -186,7 +186,7 @@ public class RdmaRSocketProperties implements Validator {
     RdmaProperties.check(errors, "rsocket.server.max-pending-frames", s.getMaxPendingFrames(),
         s.getMaxPendingFrames() >= 1, "must be >= 1");
     RdmaProperties.check(errors, "rsocket.server.max-pending-bytes", s.getMaxPendingBytes(),
-        s.getMaxPendingBytes().toBytes() >= 1, "must be at least 1B");
+        s.getMaxPendingBytes().toBytes() >= 1, "must be positive");
     RdmaProperties.check(errors, "rsocket.server.lifecycle-timeout", s.getLifecycleTimeout(),
         !s.getLifecycleTimeout().isNegative() && !s.getLifecycleTimeout().isZero(), "must be positive");
     Client c = p.getClient();
@@ -195,6 +195,6 @@ public class RdmaRSocketProperties implements Validator {
     RdmaProperties.check(errors, "rsocket.client.max-pending-frames", c.getMaxPendingFrames(),
         c.getMaxPendingFrames() >= 1, "must be >= 1");
     RdmaProperties.check(errors, "rsocket.client.max-pending-bytes", c.getMaxPendingBytes(),
-        c.getMaxPendingBytes().toBytes() >= 1, "must be at least 1B");
+        c.getMaxPendingBytes().toBytes() >= 1, "must be positive");
   }
 }

@@ -22,8 +22,9 @@ import java.util.Map;
  * table are each figure's median over the readings.
  *
  * <p>A phase's place in the run comes from {@value #ORDER_FILE}, which {@link EndToEnd} appends
- * each phase to as it ends. The phases after the last reading (the TCP ones) read against it alone. With one reading, or without that file, every phase reads
- * against the one (median) reference, as before.
+ * each phase to as it ends. The phases after the last reading (the TCP ones) read against it
+ * alone. With one reading, or without that file, every phase reads against the one (median)
+ * reference, as before.
  */
 final class Readings {
   /** The phases of the run, one per line, in the order they ended. */
@@ -68,10 +69,6 @@ final class Readings {
 
   void add(String reading, Figure f) {
     readings.computeIfAbsent(reading, r -> new LinkedHashMap<>()).put(f.metric() + "|" + f.system(), f.value());
-  }
-
-  int count() {
-    return readings.size();
   }
 
   /** Each reference figure's median over the readings, as the table's reference row shows it. */
@@ -147,17 +144,16 @@ final class Readings {
     names.forEach(n -> sb.append(' ').append(n).append(" |"));
     sb.append(" spread |\n|---|---|").append("---:|".repeat(names.size() + 1)).append('\n');
     for (Figure f : references) {
-      if (values(f.metric(), f.system()).isEmpty()) {
+      java.util.DoubleSummaryStatistics vs = values(f.metric(), f.system()).stream().mapToDouble(Double::doubleValue)
+          .summaryStatistics();
+      if (vs.getCount() == 0) {
         continue; // a reference from elsewhere (scripts/benchmark-pair's host-to-host), not a reading
       }
       sb.append("| ").append(f.metric()).append(" | ").append(f.system()).append(" |");
       for (String n : names) {
         sb.append(' ').append(Report.num(value(n, f.metric(), f.system()))).append(" |");
       }
-      List<Double> vs = values(f.metric(), f.system());
-      double spread = vs.isEmpty() ? Double.NaN
-          : vs.stream().mapToDouble(Double::doubleValue).max().orElseThrow()
-              / vs.stream().mapToDouble(Double::doubleValue).min().orElseThrow() - 1;
+      double spread = vs.getMax() / vs.getMin() - 1;
       sb.append(Double.isFinite(spread) ? String.format(Locale.ROOT, " %.0f%% |%n", spread * 100) : " n/a |\n");
     }
     return sb.toString();

@@ -76,16 +76,12 @@ final class Report {
         String name = f.getFileName().toString();
         String phase = name.substring("figures-".length(), name.length() - ".csv".length());
         for (String line : Files.readAllLines(f)) {
-          // From the right: a metric may hold a comma ("completions per message 64 B, sender"),
-          // and a split into exactly five dropped those figures from every phase-per-JVM report.
-          String[] c = line.split(",");
-          int n = c.length;
-          if (n >= 5) {
-            String metric = String.join(",", java.util.Arrays.copyOf(c, n - 4));
-            Figure fig = new Figure(metric, c[n - 4], Double.parseDouble(c[n - 3]), c[n - 2], Boolean.parseBoolean(c[n - 1]));
+          String[] c = columns(line);
+          if (c != null) {
+            Figure fig = new Figure(c[0], c[1], Double.parseDouble(c[2]), c[3], Boolean.parseBoolean(c[4]));
             if (Readings.isReading(phase)) {
               r.readings.add(phase, fig);
-              firstReference.putIfAbsent(metric + "|" + fig.system(), fig);
+              firstReference.putIfAbsent(c[0] + "|" + fig.system(), fig);
             } else {
               r.figures.add(fig);
               r.phaseOf.put(fig, phase);
@@ -98,6 +94,18 @@ final class Report {
     r.figures.sort(Comparator.comparingInt((Figure f) -> rank(METRICS, f.metric()))
         .thenComparingInt(f -> rank(SYSTEMS, f.system())));
     return r;
+  }
+
+  /**
+   * A figures or results CSV line's five columns (metric, system, value, unit, and the figure's
+   * direction or its ratio), or null for a shorter line. Split from the right: a metric may hold a
+   * comma ("completions per message 64 B, sender"), and a split into exactly five dropped those.
+   */
+  private static String @org.jspecify.annotations.Nullable [] columns(String line) {
+    String[] c = line.split(",");
+    int n = c.length;
+    return n < 5 ? null : new String[] {String.join(",", java.util.Arrays.copyOf(c, n - 4)), c[n - 4], c[n - 3],
+        c[n - 2], c[n - 1]};
   }
 
   private static int rank(List<String> order, String s) {
@@ -197,16 +205,14 @@ final class Report {
     Map<String, Double> prev = new LinkedHashMap<>();
     Map<String, String> prevValue = new LinkedHashMap<>();
     for (String line : Files.readAllLines(prevCsv)) {
-      // From the right, as readFigures: a metric may hold a comma ("throughput 64 KiB, default options").
-      String[] c = line.split(",");
-      int n = c.length;
-      if (n >= 5 && !c[0].equals("metric")) {
-        String key = String.join(",", java.util.Arrays.copyOf(c, n - 4)) + "|" + c[n - 4];
-        double r = Double.parseDouble(c[n - 1]);
-        boolean higherIsBetter = !key.startsWith("latency") && !key.contains(" per message ");
-        double v = Double.parseDouble(c[n - 3]);
-        prevValue.put(key, num(v) + " " + c[n - 2]);
-        double s = Double.isNaN(r) && !c[n - 4].equals(REFERENCE) ? (higherIsBetter ? v : 1 / v) : r;
+      String[] c = columns(line);
+      if (c != null && !c[0].equals("metric")) {
+        String key = c[0] + "|" + c[1];
+        double r = Double.parseDouble(c[4]);
+        boolean higherIsBetter = !c[0].startsWith("latency") && !c[0].contains(" per message ");
+        double v = Double.parseDouble(c[2]);
+        prevValue.put(key, num(v) + " " + c[3]);
+        double s = Double.isNaN(r) && !c[1].equals(REFERENCE) ? (higherIsBetter ? v : 1 / v) : r;
         prev.put(key, Double.isFinite(s) ? s : Double.NaN); // 1 / 0 bytes copied compares as nothing
       }
     }

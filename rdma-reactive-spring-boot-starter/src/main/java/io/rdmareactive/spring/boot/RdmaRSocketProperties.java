@@ -31,10 +31,52 @@ public class RdmaRSocketProperties implements Validator {
   }
 
   /**
+   * What may wait for the peer's credits per RSocket connection ({@code max-pending-frames},
+   * {@code max-pending-bytes}), the same for the server and the requesters.
+   */
+  public static class Pending {
+    /** Frames waiting for the peer's credits per connection; beyond it the connection closes. */
+    private int maxPendingFrames = RdmaClientTransport.DEFAULT_MAX_PENDING_FRAMES;
+
+    /**
+     * Bytes of frames waiting for the peer's credits per connection; beyond it the connection
+     * closes. A requester's REQUEST_N times the frame size should fit it.
+     */
+    private DataSize maxPendingBytes = DataSize.ofBytes(RdmaClientTransport.DEFAULT_MAX_PENDING_BYTES);
+
+    /** Frames waiting for the peer's credits per connection; beyond it the connection closes. */
+    public int getMaxPendingFrames() {
+      return maxPendingFrames;
+    }
+
+    /** Sets {@link #getMaxPendingFrames()}. */
+    public void setMaxPendingFrames(int maxPendingFrames) {
+      this.maxPendingFrames = maxPendingFrames;
+    }
+
+    /** Bytes of frames waiting for the peer's credits per connection; beyond it the connection closes. */
+    public DataSize getMaxPendingBytes() {
+      return maxPendingBytes;
+    }
+
+    /** Sets {@link #getMaxPendingBytes()}. */
+    public void setMaxPendingBytes(DataSize maxPendingBytes) {
+      this.maxPendingBytes = maxPendingBytes;
+    }
+
+    /** Checks both, naming {@code prefix}'s properties. */
+    void validate(Errors errors, String prefix) {
+      RdmaProperties.check(errors, prefix + ".max-pending-frames", maxPendingFrames, maxPendingFrames >= 1, "must be >= 1");
+      RdmaProperties.check(errors, prefix + ".max-pending-bytes", maxPendingBytes, maxPendingBytes.toBytes() >= 1,
+          "must be positive");
+    }
+  }
+
+  /**
    * Boot's RSocket server (the application's {@code @MessageMapping} handlers) over RDMA. Its
    * options are {@code rdma.rsocket.server.<option>}, one per {@link RdmaOption}, as the server's.
    */
-  public static class Server {
+  public static class Server extends Pending {
     /** Serve Spring's RSocket handlers over RDMA instead of TCP or WebSocket. */
     private boolean enabled = false;
 
@@ -46,15 +88,6 @@ public class RdmaRSocketProperties implements Validator {
 
     /** Port to listen on (default: spring.rsocket.server.port); 0 picks a free one. */
     private @Nullable Integer port;
-
-    /** Frames waiting for the peer's credits per connection; beyond it the connection closes. */
-    private int maxPendingFrames = RdmaClientTransport.DEFAULT_MAX_PENDING_FRAMES;
-
-    /**
-     * Bytes of frames waiting for the peer's credits per connection; beyond it the connection
-     * closes. A requester's REQUEST_N times the frame size should fit it.
-     */
-    private DataSize maxPendingBytes = DataSize.ofBytes(RdmaClientTransport.DEFAULT_MAX_PENDING_BYTES);
 
     /** How long starting and stopping the server may take. */
     private Duration lifecycleTimeout = Duration.ofSeconds(30);
@@ -89,26 +122,6 @@ public class RdmaRSocketProperties implements Validator {
       this.port = port;
     }
 
-    /** Frames waiting for the peer's credits per connection; beyond it the connection closes. */
-    public int getMaxPendingFrames() {
-      return maxPendingFrames;
-    }
-
-    /** Sets {@link #getMaxPendingFrames()}. */
-    public void setMaxPendingFrames(int maxPendingFrames) {
-      this.maxPendingFrames = maxPendingFrames;
-    }
-
-    /** Bytes of frames waiting for the peer's credits per connection; beyond it the connection closes. */
-    public DataSize getMaxPendingBytes() {
-      return maxPendingBytes;
-    }
-
-    /** Sets {@link #getMaxPendingBytes()}. */
-    public void setMaxPendingBytes(DataSize maxPendingBytes) {
-      this.maxPendingBytes = maxPendingBytes;
-    }
-
     /** How long starting and stopping the server may take. */
     public Duration getLifecycleTimeout() {
       return lifecycleTimeout;
@@ -125,18 +138,9 @@ public class RdmaRSocketProperties implements Validator {
    * those connected by name use {@code rdma.clients.<name>}. Its options are
    * {@code rdma.rsocket.client.<option>}, one per {@link RdmaOption}, as a named client's.
    */
-  public static class Client {
+  public static class Client extends Pending {
     /** Bounds resolving, routing and the handshake together. */
     private Duration connectTimeout = Duration.ofSeconds(10);
-
-    /** Frames waiting for the peer's credits per connection; beyond it the connection closes. */
-    private int maxPendingFrames = RdmaClientTransport.DEFAULT_MAX_PENDING_FRAMES;
-
-    /**
-     * Bytes of frames waiting for the peer's credits per connection; beyond it the connection
-     * closes. A requester's REQUEST_N times the frame size should fit it.
-     */
-    private DataSize maxPendingBytes = DataSize.ofBytes(RdmaClientTransport.DEFAULT_MAX_PENDING_BYTES);
 
     /** Bounds resolving, routing and the handshake together. */
     public Duration getConnectTimeout() {
@@ -148,25 +152,6 @@ public class RdmaRSocketProperties implements Validator {
       this.connectTimeout = connectTimeout;
     }
 
-    /** Frames waiting for the peer's credits per connection; beyond it the connection closes. */
-    public int getMaxPendingFrames() {
-      return maxPendingFrames;
-    }
-
-    /** Sets {@link #getMaxPendingFrames()}. */
-    public void setMaxPendingFrames(int maxPendingFrames) {
-      this.maxPendingFrames = maxPendingFrames;
-    }
-
-    /** Bytes of frames waiting for the peer's credits per connection; beyond it the connection closes. */
-    public DataSize getMaxPendingBytes() {
-      return maxPendingBytes;
-    }
-
-    /** Sets {@link #getMaxPendingBytes()}. */
-    public void setMaxPendingBytes(DataSize maxPendingBytes) {
-      this.maxPendingBytes = maxPendingBytes;
-    }
   }
 
   @Override
@@ -183,18 +168,12 @@ public class RdmaRSocketProperties implements Validator {
     Integer port = s.getPort();
     RdmaProperties.check(errors, "rsocket.server.port", port, port == null || (port >= 0 && port <= 65_535),
         "must be 0 .. 65535");
-    RdmaProperties.check(errors, "rsocket.server.max-pending-frames", s.getMaxPendingFrames(),
-        s.getMaxPendingFrames() >= 1, "must be >= 1");
-    RdmaProperties.check(errors, "rsocket.server.max-pending-bytes", s.getMaxPendingBytes(),
-        s.getMaxPendingBytes().toBytes() >= 1, "must be positive");
+    s.validate(errors, "rsocket.server");
     RdmaProperties.check(errors, "rsocket.server.lifecycle-timeout", s.getLifecycleTimeout(),
         !s.getLifecycleTimeout().isNegative() && !s.getLifecycleTimeout().isZero(), "must be positive");
     Client c = p.getClient();
     RdmaProperties.check(errors, "rsocket.client.connect-timeout", c.getConnectTimeout(),
         !c.getConnectTimeout().isNegative() && !c.getConnectTimeout().isZero(), "must be positive");
-    RdmaProperties.check(errors, "rsocket.client.max-pending-frames", c.getMaxPendingFrames(),
-        c.getMaxPendingFrames() >= 1, "must be >= 1");
-    RdmaProperties.check(errors, "rsocket.client.max-pending-bytes", c.getMaxPendingBytes(),
-        c.getMaxPendingBytes().toBytes() >= 1, "must be positive");
+    c.validate(errors, "rsocket.client");
   }
 }

@@ -11,6 +11,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.locks.LockSupport;
 import reactor.core.publisher.Flux;
 
 /**
@@ -67,6 +68,9 @@ public final class ScaleBench {
         .then().block(Duration.ofMinutes(30));
     long t2 = System.nanoTime();
     int threadsPeak = Thread.activeCount();
+    // Idle: the loops' pools give back what the stream's peak needed once a trim period (500 ms)
+    // passes without it, then keep one base chunk; two periods and some.
+    LockSupport.parkNanos(Duration.ofMillis(1500).toNanos());
     // The connections' own buffers plus the loops' shared receive slabs (SHARED_RECEIVE_QUEUE).
     long registeredIdle = registered(conns) + registered(served) + loops.registeredReceiveBytes();
     long rss = statusKiB("VmRSS:");

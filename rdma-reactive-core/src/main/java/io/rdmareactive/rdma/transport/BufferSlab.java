@@ -14,24 +14,27 @@ import reactor.util.Loggers;
  * Registered buffers that many connections borrow and return: the building block of a loop's
  * receive slab (behind a shared receive queue) and send pool (issue 21; see the design notes).
  * Fixed-size buffers live in chunks, each its own memory region on the loop's PD, registered when
- * no free buffer is left and the cap allows one more, and deregistered (unpinned and freed) when
- * all its buffers are free again and enough stays free besides: a burst borrows and gives back
- * rather than keeping its peak, and a workload hovering at a chunk's edge does not register and
- * deregister on every buffer.
+ * no free buffer is left and the cap allows one more, and deregistered (unpinned and freed) by the
+ * owner's periodic {@link #trim}, once all its buffers are free and the peak in use since the
+ * last trim did not need it: a burst borrows and gives back rather than keeping its peak, and a
+ * stream whose sends all complete between two bursts (the pool idle for an instant) does not
+ * register and deregister a chunk at every turn. Registering costs a chunk's allocation, zeroing
+ * and pinning: under Soft-RoCE in the VM, trimming at every idle instant spent 5-9% of a
+ * streaming loop's time registering (session 23's profile, benchmarks/compare/session23).
  *
  * <p>Chunks grow geometrically, as UCX's memory pools do: the first two hold the base count of
  * buffers, each next one twice the last, up to {@link #MAX_CHUNK_MULTIPLE} times the base. A slab
  * of n base chunks' worth thus registers about {@code 4 + n / 8} regions rather than n (on rxe
  * with 1 MiB base chunks, 256 MiB is 35 regions, not 256), while what it registers beyond what
- * it uses stays about one largest chunk (at most a quarter more, the hysteresis), and one base
- * chunk once idle. One region for the whole slab would pin its cap up front
+ * it uses stays about one largest chunk beyond the last period's peak, and one base chunk once
+ * a whole period was idle. One region for the whole slab would pin its cap up front
  * (rxe has no on-demand paging), and a region cannot grow in place.
  *
  * <p>A buffer's number names its chunk ({@link #chunkOf}) and its place in it. Buffers are taken
  * from the lowest chunk that has a free one, so that use packs into the low chunks and the high
  * ones empty out and can go, the highest first; an idle slab keeps at most one base chunk. Every
- * operation is O(chunks / 64) at worst, bar a chunk's going (O(chunks)), and allocates nothing but
- * a new chunk. Not thread-safe: its owner
+ * operation is O(chunks / 64) at worst, bar a trim (O(chunks)), and allocates nothing but a new
+ * chunk. Not thread-safe: its owner
  * (a loop) serialises the calls.
  */
 final class BufferSlab implements AutoCloseable {
@@ -65,6 +68,8 @@ final class BufferSlab implements AutoCloseable {
   /** The highest chunk whose memory is allocated; -1 when none. */
   private int highest = -1;
   private int freeBuffers;
+  /** The most buffers taken at once since the last {@link #trim}: what the next trim keeps registered. */
+  private int peak;
   private long registeredBytes;
   private long registrations;
   private boolean closed;
@@ -173,12 +178,13 @@ final class BufferSlab implements AutoCloseable {
       withFree[chunk >>> 6] &= ~(1L << chunk);
     }
     freeBuffers--;
+    peak = Math.max(peak, allocatedBuffers - freeBuffers);
     int index = chunkStart[chunk] + place;
     taken[index >>> 6] |= 1L << index;
     return index;
   }
 
-  /** Gives back buffer {@code index}, taken before; its chunk goes once it is all free and enough else is. */
+  /** Gives back buffer {@code index}, taken before; an emptied chunk stays until a {@link #trim} finds it unneeded. */
   void give(int index) {
     ensureOpen();
     if (index < 0 || index >= capacity() || (taken[index >>> 6] & (1L << index)) == 0) {
@@ -189,28 +195,37 @@ final class BufferSlab implements AutoCloseable {
     free[chunk][freeCount[chunk]++] = index - chunkStart[chunk];
     withFree[chunk >>> 6] |= 1L << chunk;
     freeBuffers++;
-    if (unpinned) {
-      if (freeCount[chunk] == chunkSize[chunk]) {
-        deregister(chunk); // its memory was kept only for the buffers still taken
-      }
-      return;
-    }
-    if (freeBuffers == allocatedBuffers) {
-      if (allocatedBuffers > chunkBuffers) {
-        trimIdle(); // idle: whatever the order buffers came back in, one base chunk of slack at most
-      }
-    } else if (freeCount[chunk] == chunkSize[chunk] || freeCount[highest] == chunkSize[highest]) {
-      shrink(); // this chunk emptied, or the top one had and more is free besides it now
+    if (unpinned && freeCount[chunk] == chunkSize[chunk]) {
+      deregister(chunk); // its memory was kept only for the buffers still taken
     }
   }
 
-  /** Deregisters empty chunks, the highest (the largest) first, each while enough stays free besides it. O(chunks). */
-  private void shrink() {
-    for (int c = highest; c >= 0; c--) {
-      if (arenas[c] != null && freeCount[c] == chunkSize[c] && mayGo(c)) {
-        deregister(c);
+  /**
+   * The owner's periodic trim: deregisters the empty chunks, the highest (the largest) first, that
+   * the peak in use since the last trim did not need; after a period with nothing taken, all but
+   * one base chunk. Returns whether more than a base chunk stays registered (a later trim may
+   * free it). O(chunks).
+   */
+  boolean trim() {
+    if (closed || unpinned) {
+      return false;
+    }
+    if (peak == 0) {
+      trimIdle(); // idle the whole period: whatever the order buffers came back in, one base chunk at most
+    } else {
+      for (int c = highest; c >= 0; c--) {
+        if (arenas[c] != null && freeCount[c] == chunkSize[c] && allocatedBuffers - chunkSize[c] >= peak) {
+          deregister(c);
+        }
       }
     }
+    peak = inUse();
+    return allocatedBuffers > chunkBuffers;
+  }
+
+  /** Whether more than a base chunk is registered: what a {@link #trim} may give back. */
+  boolean beyondBase() {
+    return allocatedBuffers > chunkBuffers;
   }
 
   /** Nothing is taken: keeps the lowest registered chunk of at most a base chunk's size, if any, and no other. */
@@ -226,15 +241,6 @@ final class BufferSlab implements AutoCloseable {
         deregister(c);
       }
     }
-  }
-
-  /**
-   * Hysteresis: an empty chunk goes only while, besides it, a base chunk and a quarter of its own
-   * size stay free, so that use hovering at its edge does not register it anew at every turn.
-   */
-  private boolean mayGo(int chunk) {
-    int size = chunkSize[chunk];
-    return freeBuffers - size >= Math.max(chunkBuffers, size >>> 2);
   }
 
   /** The region of buffer {@code index}'s chunk. */

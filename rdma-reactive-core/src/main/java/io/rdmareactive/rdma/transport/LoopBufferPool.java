@@ -2,18 +2,51 @@ package io.rdmareactive.rdma.transport;
 
 import io.rdmareactive.rdma.verbs.MemoryRegion;
 import java.lang.foreign.MemorySegment;
+import java.time.Duration;
 
 /**
  * What a loop's receive pool and send pool share: their {@link BufferSlab}, read under the
  * pool's lock (the loop's drains and closes elsewhere both reach it), and how a buffer number
- * names its region, memory and place.
+ * names its region, memory and place; and the periodic {@link BufferSlab#trim}, run on the loop's
+ * timers while more than a base chunk is registered.
  */
 abstract class LoopBufferPool {
+  /**
+   * How often a pool gives back the chunks that the peak in use over the last period did not
+   * need: an idle pool keeps its last peak for one to two periods, then one base chunk.
+   */
+  static final Duration TRIM_PERIOD = Duration.ofMillis(500);
+
+  /** Runs a task on the pool's loop after a delay (the loop's timers). */
+  @FunctionalInterface
+  interface Timer {
+    void schedule(Runnable task, Duration delay);
+  }
+
   /** The pool's buffers; guarded by this pool's lock. */
   protected final BufferSlab slab;
+  private final Timer timer;
+  /** Whether a trim is scheduled; guarded by this pool's lock. */
+  private boolean trimming;
 
-  LoopBufferPool(BufferSlab slab) {
+  LoopBufferPool(BufferSlab slab, Timer timer) {
     this.slab = slab;
+    this.timer = timer;
+  }
+
+  /** Under the pool's lock, after buffers were taken: the periodic trim starts once the slab grew past a base chunk. */
+  protected final void trimLater() {
+    if (!trimming && slab.beyondBase()) {
+      trimming = true;
+      timer.schedule(this::trimTick, TRIM_PERIOD);
+    }
+  }
+
+  private synchronized void trimTick() {
+    trimming = false;
+    if (slab.trim()) {
+      trimLater();
+    }
   }
 
   /** Buffers per chunk for a cap of {@code maxBuffers} of {@code bufferSize} bytes: about 1 MiB, at least 16 chunks. */

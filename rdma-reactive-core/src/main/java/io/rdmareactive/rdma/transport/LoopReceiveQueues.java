@@ -9,6 +9,7 @@ import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -23,11 +24,14 @@ final class LoopReceiveQueues {
   private static final Logger log = Loggers.getLogger(LoopReceiveQueues.class);
 
   private final LoopDomains domains;
+  private final Function<CompletionChannel, LoopBufferPool.Timer> timers;
   private final Map<List<Object>, ReceivePool> byKey = new HashMap<>();
   private final Map<SharedReceiveQueue, ReceivePool> bySrq = new IdentityHashMap<>();
 
-  LoopReceiveQueues(LoopDomains domains) {
+  /** Pools on {@code domains}' PDs, each trimmed on the timers of its channel's loop ({@code timers}). */
+  LoopReceiveQueues(LoopDomains domains, Function<CompletionChannel, LoopBufferPool.Timer> timers) {
     this.domains = domains;
+    this.timers = timers;
   }
 
   /**
@@ -91,7 +95,8 @@ final class LoopReceiveQueues {
         return null; // the endpoint's own PD: it goes with the endpoint, so the slab cannot live on it
       }
       try {
-        pool = new ReceivePool(pd, bufferSize, maxBuffers, headroom, () -> domains.releaseRetained(pd));
+        pool = new ReceivePool(pd, bufferSize, maxBuffers, headroom, timers.apply(channel),
+            () -> domains.releaseRetained(pd));
       } catch (UnsupportedByDeviceException | UnsupportedOperationException e) {
         domains.releaseRetained(pd);
         log.debug("rdma-reactive: no shared receive queue on " + pd + "; connections keep their own", e);

@@ -5,6 +5,7 @@ import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -14,10 +15,13 @@ import org.jspecify.annotations.Nullable;
  */
 final class LoopSendPools {
   private final LoopDomains domains;
+  private final Function<CompletionChannel, LoopBufferPool.Timer> timers;
   private final Map<List<Object>, SendPool> byKey = new HashMap<>();
 
-  LoopSendPools(LoopDomains domains) {
+  /** Pools on {@code domains}' PDs, each trimmed on the timers of its channel's loop ({@code timers}). */
+  LoopSendPools(LoopDomains domains, Function<CompletionChannel, LoopBufferPool.Timer> timers) {
     this.domains = domains;
+    this.timers = timers;
   }
 
   /**
@@ -35,7 +39,7 @@ final class LoopSendPools {
       return null;
     }
     try {
-      pool = new SendPool(pd, bufferSize, maxBuffers, () -> domains.releaseRetained(pd));
+      pool = new SendPool(pd, bufferSize, maxBuffers, timers.apply(channel), () -> domains.releaseRetained(pd));
     } catch (RuntimeException | Error e) {
       domains.releaseRetained(pd);
       throw e;

@@ -98,8 +98,8 @@ public final class RdmaLoopResources implements Disposable {
     this.idleStrategy = idleStrategy;
     this.streamOptions = streamOptions;
     this.domains = new LoopDomains(prefix + " loop resources");
-    this.receiveQueues = new LoopReceiveQueues(domains);
-    this.sendPools = new LoopSendPools(domains);
+    this.receiveQueues = new LoopReceiveQueues(domains, this::timerOf);
+    this.sendPools = new LoopSendPools(domains, this::timerOf);
   }
 
   /** {@code loops} event-mode loops named {@code prefix-1..n}, with the default poll budget. */
@@ -310,6 +310,16 @@ public final class RdmaLoopResources implements Disposable {
       }
     }
     throw new IllegalStateException(channel + " is not a channel of " + this);
+  }
+
+  /** The timers of {@code channel}'s loop, for its pools' trims. */
+  private LoopBufferPool.Timer timerOf(CompletionChannel channel) {
+    return (task, delay) -> {
+      try {
+        loopOf(channel).schedule(task, delay);
+      } catch (IllegalStateException gone) { // the loop's last connection closed, and its pools with it
+      }
+    };
   }
 
   private CompletionChannel ownLoop(ConnectionProvider provider, String device) {

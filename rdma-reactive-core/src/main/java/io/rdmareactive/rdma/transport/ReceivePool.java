@@ -81,10 +81,11 @@ final class ReceivePool extends LoopBufferPool {
 
   /**
    * A pool on {@code pd} of at most {@code maxBuffers} buffers of {@code bufferSize} bytes, with
-   * {@code headroom} posted beyond the grants; {@code releasePd} gives back the pool's PD lease.
+   * {@code headroom} posted beyond the grants, trimmed on {@code timer}; {@code releasePd} gives
+   * back the pool's PD lease.
    */
-  ReceivePool(ProtectionDomain pd, int bufferSize, int maxBuffers, int headroom, Runnable releasePd) {
-    super(slab(pd, bufferSize, maxBuffers, headroom));
+  ReceivePool(ProtectionDomain pd, int bufferSize, int maxBuffers, int headroom, Timer timer, Runnable releasePd) {
+    super(slab(pd, bufferSize, maxBuffers, headroom), timer);
     this.pd = pd;
     this.releasePd = releasePd;
     this.bufferSize = bufferSize;
@@ -178,10 +179,11 @@ final class ReceivePool extends LoopBufferPool {
     while (!retired && posted < target) {
       int index = slab.take();
       if (index < 0) {
-        return;
+        break;
       }
       post(index);
     }
+    trimLater();
   }
 
   private void post(int index) {

@@ -8,7 +8,8 @@ import java.util.ArrayDeque;
  * The send buffers of one loop and device (issue 21): connections borrow a buffer per send and
  * give it back on the send's completion, so a burst on one connection no longer keeps its peak.
  * A {@link BufferSlab} registers chunks of 1 MiB and up, doubling to 8 MiB, up to a cap
- * ({@link RdmaOption#LOOP_SEND_BUFFERS}) and deregisters an empty chunk while enough stays free. A connection that finds
+ * ({@link RdmaOption#LOOP_SEND_BUFFERS}) and deregisters, each {@link #TRIM_PERIOD}, the empty chunks
+ * that period's peak did not need. A connection that finds
  * the cap reached waits: it is woken by the next buffer given back (its own completions may never
  * come, if it has nothing in flight). Thread-safe: the loop's drains call it, and a close that
  * frees a connection's buffers may run elsewhere.
@@ -19,9 +20,12 @@ final class SendPool extends LoopBufferPool {
   private int users;
   private boolean closed;
 
-  /** A pool on {@code pd} of at most {@code maxBuffers} buffers of {@code bufferSize} bytes; {@code releasePd} gives back its PD lease. */
-  SendPool(ProtectionDomain pd, int bufferSize, int maxBuffers, Runnable releasePd) {
-    super(slab(pd, bufferSize, maxBuffers));
+  /**
+   * A pool on {@code pd} of at most {@code maxBuffers} buffers of {@code bufferSize} bytes, trimmed
+   * on {@code timer}; {@code releasePd} gives back its PD lease.
+   */
+  SendPool(ProtectionDomain pd, int bufferSize, int maxBuffers, Timer timer, Runnable releasePd) {
+    super(slab(pd, bufferSize, maxBuffers), timer);
     this.releasePd = releasePd;
   }
 
@@ -58,7 +62,9 @@ final class SendPool extends LoopBufferPool {
 
   /** Takes a buffer; -1 at the cap. */
   synchronized int take() {
-    return slab.take();
+    int index = slab.take();
+    trimLater();
+    return index;
   }
 
   /** Runs {@code wake} once when the next buffer comes back. */

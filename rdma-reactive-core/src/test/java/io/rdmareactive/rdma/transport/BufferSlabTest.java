@@ -13,7 +13,7 @@ import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
-/** The loops' slab of registered buffers: grows a chunk at a time, each twice the last, up to its cap, packs low, gives idle chunks back. */
+/** The loops' slab of registered buffers: grows a chunk at a time, each twice the last, up to its cap, packs low, trims what a period did not need. */
 class BufferSlabTest {
   private static final int SIZE = 1024;
   private static final int CHUNK = 4;
@@ -60,8 +60,8 @@ class BufferSlabTest {
   }
 
   @Test
-  void aBurstIsGivenBackChunkByChunkKeepingOneChunkOfSlack() {
-    try (BufferSlab slab = new BufferSlab(pd, SIZE, 8 * CHUNK, CHUNK, Access.local())) {
+  void aBurstIsGivenBackByTheTrimsAfterItNotAtOnce() {
+    try (BufferSlab slab = new BufferSlab(pd, SIZE, 8 * CHUNK, CHUNK, Access.local())) { // chunks 4, 4, 8, 16
       List<Integer> taken = new ArrayList<>();
       for (int i = 0; i < 8 * CHUNK; i++) {
         taken.add(slab.take());
@@ -70,14 +70,39 @@ class BufferSlabTest {
       for (int i = taken.size() - 1; i >= 1; i--) { // the burst ends: all but one buffer come back
         slab.give(taken.get(i));
       }
-      assertThat(slab.inUse()).isEqualTo(1);
-      assertThat(slab.registeredBytes()).as("the chunk in use and one chunk of slack")
-          .isEqualTo(2L * CHUNK * SIZE);
+      assertThat(slab.registeredBytes()).as("given back, not yet trimmed").isEqualTo(8L * CHUNK * SIZE);
+      assertThat(slab.trim()).as("more than a base chunk stays").isTrue();
+      assertThat(slab.registeredBytes()).as("the first trim keeps its period's peak").isEqualTo(8L * CHUNK * SIZE);
+      assertThat(slab.trim()).isFalse();
+      assertThat(slab.registeredBytes()).as("the next keeps the chunk in use").isEqualTo((long) CHUNK * SIZE);
       slab.give(taken.getFirst());
-      assertThat(slab.registeredBytes()).as("idle: one chunk of slack, never more").isLessThanOrEqualTo(2L * CHUNK * SIZE);
+      slab.trim();
+      slab.trim();
+      assertThat(slab.registeredBytes()).as("idle: one base chunk").isEqualTo((long) CHUNK * SIZE);
       int again = slab.take();
       assertThat(slab.region(again)).isNotNull();
       slab.give(again);
+    }
+  }
+
+  @Test
+  void aStreamWhoseBuffersAllComeBackBetweenBurstsRegistersNoChunkAgain() {
+    try (BufferSlab slab = new BufferSlab(pd, SIZE, 8 * CHUNK, CHUNK, Access.local())) {
+      for (int burst = 0; burst < 50; burst++) {
+        List<Integer> taken = new ArrayList<>();
+        for (int i = 0; i < 6 * CHUNK; i++) {
+          taken.add(slab.take());
+        }
+        taken.forEach(slab::give); // every send completed: the slab is idle for an instant
+        if (burst % 10 == 9) {
+          slab.trim(); // a period passes now and then, the stream going on
+        }
+      }
+      assertThat(slab.registrations()).as("the chunks of the first burst, never again").isEqualTo(4);
+      slab.trim();
+      slab.trim();
+      assertThat(slab.registeredBytes()).as("the stream over, a period idle: one base chunk")
+          .isEqualTo((long) CHUNK * SIZE);
     }
   }
 
@@ -152,19 +177,22 @@ class BufferSlabTest {
   }
 
   @Test
-  void anEmptyTopChunkGoesBeforeTheLowOnesOnceEnoughIsFreeBesidesIt() {
+  void anEmptyTopChunkGoesBeforeTheLowOnesOnceThePeakLeavesRoom() {
     try (BufferSlab slab = new BufferSlab(pd, SIZE, 8 * CHUNK, CHUNK, Access.local())) { // chunks 4, 4, 8, 16
       for (int i = 0; i < 8 * CHUNK; i++) {
         slab.take();
       }
       for (int i = 16; i < 32; i++) {
-        slab.give(i); // the top chunk empties, nothing else is free: it stays (slack)
+        slab.give(i); // the top chunk empties
       }
-      assertThat(slab.registeredBytes()).isEqualTo(32L * SIZE);
+      slab.trim();
+      assertThat(slab.registeredBytes()).as("the period's peak needed it").isEqualTo(32L * SIZE);
       for (int i = 0; i < 4; i++) {
-        slab.give(i); // chunk 0 empties too: the top one, the largest, goes, not chunk 0
+        slab.give(i); // chunk 0 empties too
       }
-      assertThat(slab.registeredBytes()).isEqualTo(16L * SIZE);
+      slab.trim();
+      assertThat(slab.registeredBytes()).as("the top one, the largest, goes; chunk 0 stays for the peak of 16")
+          .isEqualTo(16L * SIZE);
       assertThat(slab.inUse()).isEqualTo(12);
       assertThat(slab.take()).as("chunk 0 is still registered").isEqualTo(3);
       for (int i = 4; i < 16; i++) {
@@ -172,6 +200,8 @@ class BufferSlabTest {
       }
       slab.give(3);
       assertThat(slab.inUse()).isZero();
+      slab.trim();
+      slab.trim();
       assertThat(slab.registeredBytes()).as("idle: one base chunk of slack").isEqualTo((long) CHUNK * SIZE);
     }
   }
@@ -201,11 +231,16 @@ class BufferSlabTest {
             held.clear(b);
             slab.give(b);
           }
+          if (step % 500 == 499) {
+            slab.trim();
+          }
           assertThat(slab.inUse()).isEqualTo(held.cardinality());
           assertThat(slab.registeredBytes()).isGreaterThanOrEqualTo((long) held.cardinality() * SIZE);
         }
         order.forEach(slab::give);
         assertThat(slab.inUse()).isZero();
+        slab.trim();
+        slab.trim();
         assertThat(slab.registeredBytes()).as("idle, cap %d: at most one base chunk", cap)
             .isLessThanOrEqualTo((long) CHUNK * SIZE);
       }
@@ -223,6 +258,8 @@ class BufferSlabTest {
           for (int i = 0; i < taken; i++) {
             slab.give(ascending ? i : taken - 1 - i);
           }
+          slab.trim();
+          slab.trim();
           assertThat(slab.registeredBytes()).as("%d taken, given back %s", taken, ascending ? "ascending" : "descending")
               .isLessThanOrEqualTo(SIZE);
           assertThat(slab.take()).as("and it lends again").isBetween(0, 15);

@@ -21,6 +21,8 @@ class ReceivePoolTest {
   private static final int SIZE = 1024;
   private static final int CAP = 256; // chunks of 16 buffers
   private static final int HEADROOM = 10;
+  /** The trims the pools scheduled on their loop, run by hand here. */
+  private final java.util.List<Runnable> trims = new java.util.ArrayList<>();
   private final RdmaContext context = new InMemoryProvider().open("mem0");
   private final ProtectionDomain pd = context.allocateProtectionDomain();
   private final AtomicInteger pdReleases = new AtomicInteger();
@@ -32,7 +34,8 @@ class ReceivePoolTest {
   }
 
   private ReceivePool pool(int cap) {
-    ReceivePool p = new ReceivePool(pd, SIZE, cap, HEADROOM, pdReleases::incrementAndGet);
+    ReceivePool p = new ReceivePool(pd, SIZE, cap, HEADROOM, (task, delay) -> trims.add(task),
+        pdReleases::incrementAndGet);
     p.attach();
     return p;
   }
@@ -121,6 +124,45 @@ class ReceivePoolTest {
     assertThat(pdReleases).hasValue(1);
   }
 
+  /** Runs the trim the pool scheduled, as its loop would after a period; false when none was. */
+  private boolean runTrim() {
+    if (trims.isEmpty()) {
+      return false;
+    }
+    trims.removeFirst().run();
+    return true;
+  }
+
+  @Test
+  void receivesGivenBackKeepTheirChunksUntilTheTrimsAfterThePeak() {
+    ReceivePool pool = pool(CAP);
+    ReceivePool.Member a = pool.join();
+    assertThat(a.promise(100)).isEqualTo(100);
+    long peak = pool.registeredBytes();
+    assertThat(peak).as("chunks of 16, 16, 32, 64 back what is posted").isEqualTo(128L * SIZE);
+    assertThat(trims).as("a trim is due once the slab grew past a base chunk").hasSize(1);
+    for (int i = 0; i < 100; i++) { // the peer spends every grant; the member holds each buffer
+      assertThat(a.arrived(i)).isTrue();
+    }
+    for (int i = 0; i < 100; i++) {
+      a.give(i);
+    }
+    assertThat(pool.registeredBytes()).as("the buffers came back: their chunks stay until a trim").isEqualTo(peak);
+    assertThat(runTrim()).isTrue();
+    long first = pool.registeredBytes();
+    assertThat(first).as("the first trim keeps room for its period's peak (100 held, more posted)")
+        .isGreaterThanOrEqualTo((100L + HEADROOM) * SIZE).isLessThanOrEqualTo(peak);
+    assertThat(runTrim()).isTrue();
+    assertThat(pool.registeredBytes()).as("the next one keeps what is posted now, in few chunks")
+        .isLessThan(first).isGreaterThanOrEqualTo((long) pool.posted() * SIZE);
+    assertThat(trims).as("the chunk that holds the posted receives is beyond a base chunk: trims go on").hasSize(1);
+    a.leave();
+    assertThat(pool.detach()).isTrue();
+    assertThat(pool.registeredBytes()).isZero();
+    assertThat(runTrim()).as("the trim due runs").isTrue();
+    assertThat(trims).as("a closed pool schedules no more").isEmpty();
+  }
+
   @Test
   void aLoopThatCannotBackOneMoreGuaranteeRefusesNamingTheOption() {
     ReceivePool pool = pool(32);
@@ -161,7 +203,8 @@ class ReceivePoolTest {
 
   @Test
   void aCapThatCannotHoldOneConnectionFailsNamingTheOption() {
-    assertThatThrownBy(() -> new ReceivePool(pd, SIZE, HEADROOM, HEADROOM, pdReleases::incrementAndGet))
+    assertThatThrownBy(() -> new ReceivePool(pd, SIZE, HEADROOM, HEADROOM, (task, delay) -> trims.add(task),
+        pdReleases::incrementAndGet))
         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("LOOP_RECEIVE_BUFFERS");
   }
 }

@@ -6,11 +6,13 @@ import io.rdmareactive.rdma.spi.RdmaProvider;
 import io.rdmareactive.rdma.transport.RdmaLoopResources;
 import io.rdmareactive.rdma.transport.RdmaOption;
 import io.rdmareactive.rdma.transport.RdmaServer;
+import io.rdmareactive.rsocket.RdmaClientTransport;
 import io.rdmareactive.rsocket.boot.RdmaRSocketServerFactory;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -25,6 +27,7 @@ import org.springframework.boot.rsocket.autoconfigure.RSocketServerAutoConfigura
 import org.springframework.boot.rsocket.autoconfigure.RSocketStrategiesAutoConfiguration;
 import org.springframework.boot.rsocket.server.RSocketServerFactory;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.util.unit.DataSize;
 
 /**
  * The {@code rdma.*} properties that are not transport options (loops, provider, device, hosts,
@@ -117,6 +120,33 @@ class RdmaPropertiesReachTest {
         });
     runner.withUserConfiguration(RdmaOptionPropertiesTest.Routes.class)
         .run(ctx -> assertThat(ctx).doesNotHaveBean(RdmaRSocketServerFactory.class));
+  }
+
+  /**
+   * The processor cannot read the pending bounds' defaults (constants of another module), so the
+   * additional metadata gives them: an IDE then shows the transports' own defaults.
+   */
+  @Test
+  void thePendingBoundsShowTheTransportsDefaultsInTheMetadata() throws IOException {
+    Map<String, Object> defaults = new HashMap<>();
+    try (InputStream in = RdmaProperties.class.getClassLoader()
+        .getResourceAsStream("META-INF/spring-configuration-metadata.json")) {
+      assertThat(in).as("the processor's metadata").isNotNull();
+      for (Object p : (List<?>) JsonParserFactory.getJsonParser()
+          .parseMap(new String(in.readAllBytes(), StandardCharsets.UTF_8)).get("properties")) {
+        Map<?, ?> e = (Map<?, ?>) p;
+        defaults.put((String) e.get("name"), e.get("defaultValue"));
+      }
+    }
+    for (String side : List.of("server", "client")) {
+      String prefix = "rdma.rsocket." + side + ".max-pending-";
+      assertThat(defaults.get(prefix + "frames")).as(prefix + "frames").isInstanceOf(Number.class);
+      assertThat(((Number) defaults.get(prefix + "frames")).longValue()).as(prefix + "frames")
+          .isEqualTo(RdmaClientTransport.DEFAULT_MAX_PENDING_FRAMES);
+      assertThat(defaults.get(prefix + "bytes")).as(prefix + "bytes").isNotNull();
+      assertThat(DataSize.parse((String) defaults.get(prefix + "bytes")).toBytes())
+          .as(prefix + "bytes").isEqualTo(RdmaClientTransport.DEFAULT_MAX_PENDING_BYTES);
+    }
   }
 
   @Test

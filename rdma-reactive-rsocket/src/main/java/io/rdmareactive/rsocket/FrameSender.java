@@ -51,10 +51,14 @@ final class FrameSender implements Publisher<OutboundMessage>, Subscription {
   private boolean terminated;
   /**
    * A buffer view of each send buffer {@link Frame#copyTo} wrote to, which later copies reuse: the
-   * transport copies from its drain, one thread at a time, into the connection's own send
-   * buffers (a fixed set), so a cached view spares two objects per fragment.
+   * transport copies from its drain, one thread at a time, so a cached view spares two objects per
+   * fragment. Bounded: the send buffers a connection borrows from its loop's pool come as new
+   * segments whenever a slot is bound to another buffer or chunk, so a cache of every one seen grew
+   * for as long as the connection lived (IdentityHashMap.resize showed in a stream's profile).
    */
   private final IdentityHashMap<MemorySegment, ByteBuffer> views = new IdentityHashMap<>();
+  /** At most this many views are cached; the cache starts again empty beyond it. */
+  static final int MAX_VIEWS = 256;
 
   /** At most {@code capacity} frames and {@link RdmaClientTransport#DEFAULT_MAX_PENDING_BYTES} bytes wait. */
   FrameSender(int capacity) {
@@ -152,6 +156,11 @@ final class FrameSender implements Publisher<OutboundMessage>, Subscription {
     return queued.get();
   }
 
+  /** Send buffer views cached for copies now (at most {@link #MAX_VIEWS}). */
+  int cachedViews() {
+    return views.size();
+  }
+
   /** Bytes of the frames waiting for the transport. */
   long pendingBytes() {
     return queuedBytes.get();
@@ -230,6 +239,9 @@ final class FrameSender implements Publisher<OutboundMessage>, Subscription {
         return target.asSlice(offset, n).asByteBuffer();
       }
       v = target.asByteBuffer();
+      if (views.size() >= MAX_VIEWS) {
+        views.clear(); // the segments of buffers rebound since: most will not come again
+      }
       views.put(target, v);
     }
     return v.limit((int) offset + n).position((int) offset);

@@ -212,6 +212,30 @@ class FrameSenderTest {
   }
 
   @Test
+  void copiesIntoEverNewSendBuffersKeepABoundedCacheOfViews() {
+    byte[] payload = new byte[100];
+    FrameSender sender = new FrameSender(4 * FrameSender.MAX_VIEWS);
+    Arena arena = Arena.ofAuto();
+    MemorySegment chunk = arena.allocate(4096);
+    int frames = 3 * FrameSender.MAX_VIEWS;
+    for (int i = 0; i < frames; i++) {
+      payload[0] = (byte) i;
+      assertThat(sender.offer(Unpooled.compositeBuffer().addComponents(true, Unpooled.directBuffer().writeByte(7),
+          Unpooled.wrappedBuffer(payload.clone())))).isTrue();
+    }
+    // As a loop's send pool hands them out: each copy into a slice made anew (a slot bound to another buffer).
+    long copied = Flux.from(sender).take(frames).doOnNext(m -> {
+      MemorySegment to = chunk.asSlice(0, 1024);
+      m.copyTo(0, to, 16, m.length());
+      assertThat(to.get(ValueLayout.JAVA_BYTE, 16)).isEqualTo((byte) 7);
+      m.release();
+      assertThat(sender.cachedViews()).isLessThanOrEqualTo(FrameSender.MAX_VIEWS);
+    }).count().block(Duration.ofSeconds(30));
+    assertThat(copied).isEqualTo(frames);
+    assertThat(sender.cachedViews()).isPositive().isLessThanOrEqualTo(FrameSender.MAX_VIEWS);
+  }
+
+  @Test
   void allowsOneSubscriber() {
     FrameSender sender = new FrameSender(8);
     StepVerifier.create(sender).thenCancel().verify();

@@ -82,13 +82,18 @@ public abstract class AbstractBufferLifetimeTest {
 
   private static RdmaMessage take(BlockingQueue<RdmaMessage> q) throws InterruptedException {
     RdmaMessage m = q.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
-    if (m == null) { // where everything stands, for whoever reads the failure
-      Thread.getAllStackTraces().forEach((t, stack) -> System.out.println("stall: " + t.getName() + " "
-          + t.getState() + "\n    " + String.join("\n    ", java.util.Arrays.stream(stack).limit(12)
-              .map(String::valueOf).toList())));
+    if (m == null) {
+      printThreads();
     }
     assertThat(m).as("a message within %s", WAIT).isNotNull();
     return m;
+  }
+
+  /** Where everything stands, for whoever reads a stall's failure. */
+  private static void printThreads() {
+    Thread.getAllStackTraces().forEach((t, stack) -> System.out.println("stall: " + t.getName() + " "
+        + t.getState() + "\n    " + String.join("\n    ", java.util.Arrays.stream(stack).limit(12)
+            .map(String::valueOf).toList())));
   }
 
   /** What is at {@code b}'s address now, read as code that takes a direct buffer's address does. */
@@ -146,7 +151,14 @@ public abstract class AbstractBufferLifetimeTest {
     // The peer's next messages land in the receive buffers, the released one among them.
     var sent = c.outbound().send(Flux.range(0, 200).map(j -> bytes(100 + j))).toFuture();
     for (int i = 0; i < 200; i++) {
-      take(kept).release();
+      RdmaMessage next = kept.poll(WAIT.toSeconds(), TimeUnit.SECONDS);
+      if (next == null) { // seen once in CI on rxe0, with no loop thread left: say what the connection was doing
+        printThreads();
+      }
+      assertThat(next).as("message %d of 200 within %s; the send: %s; the client: %s, disposed %s, %s", i, WAIT,
+          sent.isDone() ? (sent.isCompletedExceptionally() ? sent.exceptionNow() : "complete") : "in progress", c,
+          c.isDisposed(), c.statistics()).isNotNull();
+      next.release();
     }
     sent.get(WAIT.toSeconds(), TimeUnit.SECONDS);
     assertThatThrownBy(() -> segment.get(ValueLayout.JAVA_BYTE, 0)).as("a read of the released message's segment")

@@ -3,6 +3,8 @@ package io.rdmareactive.rdma.transport;
 import io.rdmareactive.rdma.verbs.MemoryRegion;
 import java.lang.foreign.MemorySegment;
 import java.time.Duration;
+import org.jspecify.annotations.Nullable;
+import reactor.core.Disposable;
 
 /**
  * What a loop's receive pool and send pool share: their {@link BufferSlab}, read under the
@@ -17,17 +19,17 @@ abstract class LoopBufferPool {
    */
   static final Duration TRIM_PERIOD = Duration.ofMillis(500);
 
-  /** Runs a task on the pool's loop after a delay (the loop's timers). */
+  /** Runs a task on the pool's loop after a delay (the loop's timers); disposed: refused (the loop ended). */
   @FunctionalInterface
   interface Timer {
-    void schedule(Runnable task, Duration delay);
+    Disposable schedule(Runnable task, Duration delay);
   }
 
   /** The pool's buffers; guarded by this pool's lock. */
   protected final BufferSlab slab;
   private final Timer timer;
-  /** Whether a trim is scheduled; guarded by this pool's lock. */
-  private boolean trimming;
+  /** The trim scheduled, or null; guarded by this pool's lock. */
+  private @Nullable Disposable trim;
 
   LoopBufferPool(BufferSlab slab, Timer timer) {
     this.slab = slab;
@@ -36,16 +38,25 @@ abstract class LoopBufferPool {
 
   /** Under the pool's lock, after buffers were taken: the periodic trim starts once the slab grew past a base chunk. */
   protected final void trimLater() {
-    if (!trimming && slab.beyondBase()) {
-      trimming = true;
-      timer.schedule(this::trimTick, TRIM_PERIOD);
+    if (trim == null && slab.beyondBase()) {
+      Disposable t = timer.schedule(this::trimTick, TRIM_PERIOD);
+      trim = t.isDisposed() ? null : t; // refused: the next take asks again
     }
   }
 
   private synchronized void trimTick() {
-    trimming = false;
+    trim = null;
     if (slab.trim()) {
       trimLater();
+    }
+  }
+
+  /** Under the pool's lock, as its slab closes or unpins: a trim due would find nothing, and would hold the loop's thread until then. */
+  protected final void stopTrims() {
+    Disposable t = trim;
+    trim = null;
+    if (t != null) {
+      t.dispose();
     }
   }
 

@@ -20,6 +20,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.jspecify.annotations.Nullable;
 import reactor.core.Disposable;
+import reactor.core.Disposables;
 import reactor.core.publisher.Mono;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -316,8 +317,9 @@ public final class RdmaLoopResources implements Disposable {
   private LoopBufferPool.Timer timerOf(CompletionChannel channel) {
     return (task, delay) -> {
       try {
-        loopOf(channel).schedule(task, delay);
+        return loopOf(channel).schedule(task, delay);
       } catch (IllegalStateException gone) { // the loop's last connection closed, and its pools with it
+        return Disposables.disposed();
       }
     };
   }

@@ -209,6 +209,7 @@ final class ReceivePool extends LoopBufferPool {
     }
     if (!unpinned) {
       unpinned = true;
+      stopTrims();
       slab.unpin();
       releasePd.run();
     }

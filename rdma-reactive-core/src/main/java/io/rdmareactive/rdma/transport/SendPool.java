@@ -90,6 +90,7 @@ final class SendPool extends LoopBufferPool {
   private void closeIfDone() {
     if (users == 0 && slab.inUse() == 0 && !closed) {
       closed = true;
+      stopTrims();
       slab.close();
       releasePd.run();
     }

@@ -220,7 +220,7 @@ final class BufferSlab implements AutoCloseable {
       }
     }
     peak = inUse();
-    return allocatedBuffers > chunkBuffers;
+    return beyondBase();
   }
 
   /** Whether more than a base chunk is registered: what a {@link #trim} may give back. */

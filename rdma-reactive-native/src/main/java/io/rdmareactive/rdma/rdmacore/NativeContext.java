@@ -162,7 +162,7 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
 
   /**
    * Whether this device's provider does its post_send and req_notify_cq in the kernel (rxe, siw:
-   * a system call each), so that they must not be critical downcalls (see {@link Ibverbs}).
+   * a system call each), so that they must not be critical downcalls (see {@link InlineVerbs}).
    * Told by the vendor id ibv_query_device reports, once per device in this process; a device
    * that cannot be queried counts as one that posts in the kernel, the safe side.
    */
@@ -230,7 +230,7 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
       // exported compat symbol.
       MemorySegment op = extendedOpOrNull(VERBS_CONTEXT_QUERY_PORT);
       int rc = op != null
-          ? Ibverbs.queryPortExtended(op, ctx, (byte) portNumber, attr, SIZEOF_PORT_ATTR)
+          ? InlineVerbs.queryPortExtended(op, ctx, (byte) portNumber, attr, SIZEOF_PORT_ATTR)
           : Ibverbs.queryPort(ctx, (byte) portNumber, attr);
       Native.checkReturn("ibv_query_port", rc);
       return new PortAttributes(

@@ -2,9 +2,6 @@ package io.rdmareactive.rdma.inmemory;
 
 import static io.rdmareactive.rdma.NativeCallException.EINVAL;
 import static io.rdmareactive.rdma.NativeCallException.ENOMEM;
-import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.LOC_PROT_ERR;
-import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.REM_ACCESS_ERR;
-import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.REM_INV_REQ_ERR;
 import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.RETRY_EXC_ERR;
 import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.RNR_RETRY_EXC_ERR;
 import static io.rdmareactive.rdma.verbs.WorkCompletion.Status.SUCCESS;
@@ -19,15 +16,14 @@ import io.rdmareactive.rdma.verbs.ReceiveRequest;
 import io.rdmareactive.rdma.verbs.ScatterGatherList;
 import io.rdmareactive.rdma.verbs.SendRequest;
 import io.rdmareactive.rdma.verbs.WorkCompletion;
-import java.lang.foreign.MemorySegment;
 import java.util.List;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A queue pair's state and its share of the wire: posting a send delivers it into the peer's
- * receive queue, memory and CQ at once, under fabric.lock; a SEND that finds no receive posted
- * waits there (RNR, with this QP's later work requests behind it: {@link SendBacklog}) until one
- * is, or its RNR retries run out.
+ * A queue pair's state and its posting: a send posted is carried out against the peer at once,
+ * under fabric.lock ({@link SendExecutor}); a SEND that finds no receive posted waits there (RNR,
+ * with this QP's later work requests behind it: {@link SendBacklog}) until one is, or its RNR
+ * retries run out.
  */
 final class MemQueuePairState {
   final int qpn;
@@ -49,17 +45,17 @@ final class MemQueuePairState {
 
   // guarded by fabric.lock
   QueuePairState state = QueuePairState.RESET;
-  private int remoteQpn = -1;
-  private int remoteAccess;
+  /** The QP this one is connected to; -1 before connect. */
+  int remoteQpn = -1;
+  /** What this QP lets its peer do to its memory ({@link Access} bits): checked by the peer's executor. */
+  int remoteAccess;
   private int rnrRetry;
   /** The responder's minimum RNR NAK timer (IB encoding): how long a sender stalled on this QP waits per retry. */
   private int minRnrTimer;
   final MemReceiveQueue receives;
   private final SendBacklog backlog = new SendBacklog(this);
-  private int transferred;
-  /** Where the last execute found no receive: the queue and its QP (scratch, like transferred). */
-  private @Nullable MemReceiveQueue stalledOn;
-  private @Nullable MemQueuePairState stalledTarget;
+  /** Carries out this QP's work requests against its peer. */
+  final SendExecutor executor = new SendExecutor(this);
   /**
    * Unsignaled sends that completed successfully since the last send completion: each holds its
    * slot until the next send completion of this QP (signaled, failed or flushed) is polled.
@@ -173,10 +169,9 @@ final class MemQueuePairState {
    * none, returns RNR_RETRY_EXC_ERR instead (and null when it waits). Holds fabric.lock.
    */
   WorkCompletion.@Nullable Status stall() {
-    MemQueuePairState t = stalledTarget;
-    MemReceiveQueue queue = stalledOn;
-    stalledTarget = null; // a scratch field must not keep a QP that goes away
-    stalledOn = null;
+    MemQueuePairState t = executor.stalledTarget();
+    MemReceiveQueue queue = executor.stalledOn();
+    executor.forgetStall();
     if (rnrRetry == 0) {
       return RNR_RETRY_EXC_ERR;
     }
@@ -259,7 +254,7 @@ final class MemQueuePairState {
         backlog.add(request, opcode);
         return;
       }
-      WorkCompletion.Status status = execute(request, null);
+      WorkCompletion.Status status = executor.execute(request, null);
       if (status == null) { // no receive posted: RNR
         if (rnrRetry > 0) {
           sendSlots.used++;
@@ -280,7 +275,7 @@ final class MemQueuePairState {
       completeSend(request.wrId(), status, opcode, 0);
       toErrorLocked();
     } else if (signalAll || request.isSignaled()) {
-      completeSend(request.wrId(), SUCCESS, opcode, transferred);
+      completeSend(request.wrId(), SUCCESS, opcode, executor.transferred());
     } else {
       sendSlots.used++;
       silentSends++;
@@ -293,104 +288,6 @@ final class MemQueuePairState {
     c.heldSlots += silentSends;
     silentSends = 0;
     sendCq.add(c);
-  }
-
-  /**
-   * Carries out a send against the peer; returns the sender's completion status, or null when it
-   * found no receive posted (stalledOn says where). {@code inline}: a held inline send's bytes.
-   * Holds fabric.lock.
-   */
-  WorkCompletion.@Nullable Status execute(SendRequest r, @Nullable MemorySegment inline) {
-    // The window operations are local: no peer takes part, none need be there.
-    if (r.opcode() == SendRequest.Opcode.BIND_MW) {
-      transferred = 0;
-      return MemMemoryWindow.bind(fabric, this, r);
-    }
-    if (r.opcode() == SendRequest.Opcode.LOCAL_INV) {
-      transferred = 0;
-      return MemMemoryWindow.invalidate(fabric, scope, r.invalidateKey());
-    }
-    ScatterGatherList sgl = r.scatterGather();
-    boolean read = r.opcode() == SendRequest.Opcode.RDMA_READ;
-    MemorySegment[] local = new MemorySegment[inline != null ? 1 : sgl.count()];
-    if (inline != null) {
-      local[0] = inline;
-    }
-    for (int i = 0; inline == null && i < local.length; i++) {
-      local[i] = MemMemoryRegion.resolve(fabric, sgl.localKey(i), sgl.address(i), sgl.length(i), scope,
-          read ? Access.LOCAL_WRITE : null);
-      if (local[i] == null) {
-        return LOC_PROT_ERR;
-      }
-    }
-    long total = sgl.totalLength();
-    transferred = (int) Math.min(total, Integer.MAX_VALUE);
-    MemQueuePairState t = fabric.queuePairs.get(remoteQpn);
-    // A peer that is gone, not ready, or connected elsewhere never acknowledges: the sender's retries run out.
-    if (t == null || (t.state != QueuePairState.RTR && t.state != QueuePairState.RTS) || t.remoteQpn != qpn
-        || (type == QueuePairType.XRC_SEND) != (t.type == QueuePairType.XRC_RECV)) {
-      return RETRY_EXC_ERR;
-    }
-    switch (r.opcode()) {
-      case RDMA_READ -> {
-        MemorySegment remote = (t.remoteAccess & Access.REMOTE_READ.bit()) == 0 ? null
-            : remote(t, r.remoteKey(), r.remoteAddress(), total, Access.REMOTE_READ);
-        if (remote == null) {
-          t.toErrorLocked();
-          return REM_ACCESS_ERR;
-        }
-        MemMemoryRegion.copy(new MemorySegment[] {remote}, local);
-        return SUCCESS;
-      }
-      case RDMA_WRITE, RDMA_WRITE_WITH_IMM -> {
-        // A zero-byte write names no remote memory: its address and key are not checked (IBTA C9-88).
-        MemorySegment remote = (t.remoteAccess & Access.REMOTE_WRITE.bit()) == 0 ? null
-            : total == 0 ? MemorySegment.NULL
-            : remote(t, r.remoteKey(), r.remoteAddress(), total, Access.REMOTE_WRITE);
-        if (remote == null) {
-          t.toErrorLocked();
-          return REM_ACCESS_ERR;
-        }
-        if (r.opcode() == SendRequest.Opcode.RDMA_WRITE) {
-          MemMemoryRegion.copy(local, new MemorySegment[] {remote});
-          return SUCCESS;
-        }
-        return deliver(t, r, local, remote);
-      }
-      default -> {
-        return deliver(t, r, local, null);
-      }
-    }
-  }
-
-  /** The target's memory a remote key names: a region's, or a window's bound through {@code t}. Holds fabric.lock. */
-  private @Nullable MemorySegment remote(MemQueuePairState t, int rkey, long address, long length, Access needed) {
-    MemorySegment m = MemMemoryRegion.resolve(fabric, rkey, address, length, t.scope, needed);
-    return m != null ? m : MemMemoryWindow.resolve(fabric, rkey, address, length, t, needed);
-  }
-
-  /** A send, or the receive-consuming part of a write with immediate; null: no receive posted. Holds fabric.lock. */
-  private WorkCompletion.@Nullable Status deliver(MemQueuePairState t, SendRequest r, MemorySegment[] local,
-      @Nullable MemorySegment writeTarget) {
-    MemReceiveQueue queue;
-    MemCompletionQueue cq;
-    if (type == QueuePairType.XRC_SEND) {
-      MemSharedReceiveQueue s = fabric.xrcSrqs.get(r.remoteSrqNumber());
-      if (s == null || s.xrcd != t.xrcd) {
-        return REM_INV_REQ_ERR;
-      }
-      queue = s.receives;
-      cq = s.cq;
-    } else {
-      queue = t.srq != null ? t.srq.receives : t.receives;
-      cq = t.recvCq;
-    }
-    WorkCompletion.Status status = queue.land(t, cq, qpn, r, local, transferred, writeTarget);
-    if (status == null) {
-      stalledOn = queue; // the responder would answer RNR NAK: postSend decides whether to retry
-      stalledTarget = t;
-    }
-    return status;
   }
 
   /** Unregisters from the fabric once its last handle closes. Holds fabric.lock. */

@@ -96,7 +96,7 @@ final class SendBacklog {
     // not complete it twice.
     while (qp.state == QueuePairState.RTS && (h = held.poll()) != null) {
       qp.sendSlots.used--; // held, its slot was counted; finish and completeSend count it again
-      WorkCompletion.Status status = qp.execute(h.request(), h.inline());
+      WorkCompletion.Status status = qp.executor.execute(h.request(), h.inline());
       if (status == null) {
         held.addFirst(h);
         qp.sendSlots.used++;

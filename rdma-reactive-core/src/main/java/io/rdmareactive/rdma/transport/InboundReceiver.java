@@ -2,7 +2,6 @@ package io.rdmareactive.rdma.transport;
 
 import io.rdmareactive.rdma.verbs.QueuePair;
 import java.lang.foreign.MemorySegment;
-import java.util.ArrayDeque;
 import org.jspecify.annotations.Nullable;
 import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
@@ -43,7 +42,6 @@ final class InboundReceiver {
   private final CreditWindow window;
   private final ConnectionCounters counters;
   private final FragmentReceiver fragments;
-  private final BatchDecoder batch = new BatchDecoder();
   private final ReceiveDoorbell receives;
   private final RendezvousReceiver rendezvous;
 
@@ -53,11 +51,8 @@ final class InboundReceiver {
   // Drain state.
   /** Receives posted and not yet completed. */
   private int posted;
-  /** Receive buffers holding messages: in {@code ready}, or delivered and not yet released. */
-  private int held;
-  /** Messages in {@code ready} reassembled on the heap: they hold no receive buffer, so they count as if they did. */
-  private int readyHeap;
-  private final ArrayDeque<RdmaMessage> ready = new ArrayDeque<>();
+  /** What waits for the subscriber, and the receive buffers it holds. */
+  private final ReadyMessages ready;
   /** Completed receives waiting, in order, behind a first fragment that waits for budget. */
   private final WaitingReceives waiting;
   private boolean terminated;
@@ -80,10 +75,9 @@ final class InboundReceiver {
     this.fragments = new FragmentReceiver(connection, buffers, counters, shared, config.get(RdmaOption.MAX_INBOUND_BYTES),
         config.inboundMessageLimit());
     this.waiting = new WaitingReceives(receiveCount);
-    this.rendezvous = new RendezvousReceiver(connection, counters, fragments, config, m -> {
-      ready.add(m); // read whole: it waits for the subscriber as a reassembled one does
-      readyHeap++;
-    });
+    this.ready = new ReadyMessages(connection, buffers, counters, fragments);
+    // Read whole: it waits for the subscriber as a reassembled one does.
+    this.rendezvous = new RendezvousReceiver(connection, counters, fragments, config, ready::addHeap);
   }
 
   /** The receiving half of the rendezvous. */
@@ -108,7 +102,7 @@ final class InboundReceiver {
 
   /** Takes back the receive buffers of messages released since the last drain. */
   void takeReleases() {
-    held -= buffers.reclaimReleased();
+    ready.takeReleases();
   }
 
   /** A receive completed with an error (a flush, mostly): its buffer goes back unposted. */
@@ -218,8 +212,7 @@ final class InboundReceiver {
     }
     byte[] whole = fragments.takeCompleted();
     if (whole != null) {
-      ready.add(new HeapMessage(whole)); // its reservation goes when the subscriber takes it
-      readyHeap++;
+      ready.addHeap(new HeapMessage(whole)); // its reservation goes when the subscriber takes it
       counters.messageReceived();
     }
     return true;
@@ -238,14 +231,7 @@ final class InboundReceiver {
       connection.protocolError(violation);
       return;
     }
-    held++;
-    batch.start(memory, offset);
-    while (batch.next()) {
-      int n = batch.messageLength();
-      ready.add(new ReceivedView(connection, buffers, index, (int) (batch.messageStart() - offset), n));
-      counters.bytesReceived(n);
-      counters.messageReceived();
-    }
+    ready.deliverBatch(index, memory, offset);
   }
 
   /** A whole message in one SEND: delivered, unless it is larger than this side accepts. */
@@ -256,13 +242,7 @@ final class InboundReceiver {
           + maxMessageSize + " bytes");
       return;
     }
-    deliver(index, length);
-  }
-
-  private void deliver(int index, int length) {
-    ready.add(new ReceivedView(connection, buffers, index, 0, length));
-    held++;
-    counters.messageReceived();
+    ready.deliver(index, length);
   }
 
   /**
@@ -276,19 +256,7 @@ final class InboundReceiver {
       if (!closed) {
         takeWaiting(); // and dropped below: a cancelled subscriber's peer still gets its credits
       }
-      RdmaMessage m;
-      while ((m = ready.poll()) != null) {
-        if (m instanceof ReceivedView rv) {
-          connection.counters().messageLetGo();
-          if (buffers.dropUndelivered(rv.index)) {
-            held--;
-          }
-        } else {
-          fragments.unreserve(m.length());
-          m.release(); // a rendezvous message's pooled memory goes back; a heap one's is garbage anyway
-        }
-      }
-      readyHeap = 0;
+      ready.dropAll();
       return;
     }
     if (!closed) {
@@ -300,12 +268,7 @@ final class InboundReceiver {
     long r = demand.requested.get();
     long e = 0;
     while (e != r && !ready.isEmpty() && !demand.cancelled) {
-      RdmaMessage m = ready.poll();
-      if (!(m instanceof ReceivedView)) {
-        readyHeap--;
-        fragments.unreserve(m.length());
-      }
-      a.onNext(m);
+      a.onNext(ready.next());
       e++;
     }
     if (e != 0 && r != Long.MAX_VALUE) {
@@ -341,14 +304,14 @@ final class InboundReceiver {
       long forDones = 2L * connection.sender().rendezvous().awaitingDone();
       wanted = wanted > Long.MAX_VALUE - forDones ? Long.MAX_VALUE : wanted + forDones;
       long uncovered = Math.max(0, wanted - ready.size());
-      int room = Math.max(0, (shared ? Math.min(bufferCount, lent) : bufferCount) - held);
+      int room = Math.max(0, (shared ? Math.min(bufferCount, lent) : bufferCount) - ready.held());
       // The reserve is reposted whatever the demand, and each repost is granted: a peer that
       // spends its last credit too gets it back at once. Messages waiting in place stop that when
       // they hold every buffer; reassembled ones hold none, so they count as if they did, or a
       // peer sending fragments to a subscriber without demand would fill the heap, a message per
       // grant. So at most receiveCount messages ever wait, however they came.
       target = Math.min(Protocol.RESERVE + (int) Math.min(uncovered, room),
-          receiveCount - held - readyHeap - rendezvous.waiting());
+          receiveCount - ready.held() - ready.heap() - rendezvous.waiting());
     }
     while (posted < target && buffers.freeReceives() > 0) {
       int taken = shared ? buffers.promise(target - posted) : receives.post(target - posted); // one ibv_post_recv for the lot
@@ -386,27 +349,7 @@ final class InboundReceiver {
       error = ConnectionOperations.reset("the peer disconnected in the middle of a message (" + partial
           + " bytes of it had arrived); the message is lost", null);
     }
-    int n = ready.size();
-    for (int i = 0; i < n; i++) {
-      RdmaMessage m = ready.poll();
-      if (m instanceof ReceivedView rv) {
-        // Undelivered: the connection's own count, so it may copy and drop it; delivered views
-        // keep theirs, and the memory with them (RegisteredBuffers#freeWhenUnused).
-        m = new HeapMessage(rv.toByteArray());
-        counters.bytesCopied(rv.length());
-        connection.counters().messageLetGo();
-        if (buffers.dropUndelivered(rv.index)) {
-          held--;
-        }
-      } else if (m instanceof ReadView rv) {
-        // Its target's registration goes with the rest; its memory would wait for a subscriber that may never come.
-        m = new HeapMessage(rv.toByteArray());
-        counters.bytesCopied(rv.length());
-        rv.release();
-      }
-      ready.add(m);
-    }
-    readyHeap = n;
+    ready.rescue();
     fragments.returnBudget();
     waiting.clear(buffers::freeReceive);
   }

@@ -186,7 +186,7 @@ public final class BlockingEndpoint implements AutoCloseable {
       recvWr.sges().set(0, r.address() + offset, length, r.lkey());
       recvWr.wrId(context).numSge(1);
       // rdma_post_recvv: ibv_post_srq_recv(id->srq) when the id has an SRQ, else ibv_post_recv(id->qp).
-      int rc = Ibverbs.post(postRecvFn, srq.equals(MemorySegment.NULL) ? qp : srq, recvWr.segment(), badWr);
+      int rc = InlineVerbs.post(postRecvFn, srq.equals(MemorySegment.NULL) ? qp : srq, recvWr.segment(), badWr);
       if (rc != 0) {
         throw Native.failure("rdma_post_recv", Math.abs(rc));
       }
@@ -227,8 +227,8 @@ public final class BlockingEndpoint implements AutoCloseable {
     cm.ensureOpen();
     sendWr.sges().set(0, address, length, lkey);
     sendWr.wrId(context).numSge(1).opcode((int) CmLayout.IBV_WR_SEND).sendFlags(flags);
-    // Plain threads, not the hot path: an ordinary downcall on every provider (see Ibverbs).
-    int rc = Ibverbs.postSend(postSendFn, qp, sendWr.segment(), badWr, true);
+    // Plain threads, not the hot path: an ordinary downcall on every provider (see InlineVerbs).
+    int rc = InlineVerbs.postSend(postSendFn, qp, sendWr.segment(), badWr, true);
     if (rc != 0) {
       throw Native.failure("rdma_post_send", Math.abs(rc));
     }
@@ -266,13 +266,13 @@ public final class BlockingEndpoint implements AutoCloseable {
     while (true) {
       synchronized (cm) {
         cm.ensureOpen();
-        int n = Ibverbs.pollCq(s.pollFn(), s.cq(), 1, s.wc());
+        int n = InlineVerbs.pollCq(s.pollFn(), s.cq(), 1, s.wc());
         if (n == 0 && !s.channel().equals(MemorySegment.NULL)) {
-          int rc = Ibverbs.reqNotifyCq(s.notifyFn(), s.cq(), 0, true);
+          int rc = InlineVerbs.reqNotifyCq(s.notifyFn(), s.cq(), 0, true);
           if (rc != 0) {
             throw Native.failure(s.function(), Math.abs(rc), "ibv_req_notify_cq");
           }
-          n = Ibverbs.pollCq(s.pollFn(), s.cq(), 1, s.wc());
+          n = InlineVerbs.pollCq(s.pollFn(), s.cq(), 1, s.wc());
           if (n == 0) {
             // The channel fd is non-blocking: EAGAIN means no event yet, wait outside the lock.
             if (Ibverbs.getCqEvent(s.channel(), cqEventOut, cqEventOut.asSlice(ADDRESS.byteSize())) == 0) {

@@ -6,35 +6,20 @@ import static java.lang.foreign.ValueLayout.JAVA_INT;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
 
 import java.lang.foreign.FunctionDescriptor;
-import java.lang.foreign.Linker;
 import java.lang.foreign.MemorySegment;
 import java.lang.invoke.MethodHandle;
 
 /**
  * The libibverbs binding: each exported function bound once, each called with {@code invokeExact}
  * through a typed method. The static inline verbs of verbs.h (post/poll/notify through {@code
- * ibv_context.ops}, extended verbs through {@code struct verbs_context}) are address-less handles
- * called with the function pointer read from the context, exactly as the inline functions do.
- * Methods return what C returns (NULL, -1 or an errno value); the errno of NULL/-1 results is in
+ * ibv_context.ops}, extended verbs through {@code struct verbs_context}) are no symbols to bind:
+ * {@link InlineVerbs} calls them through the function pointers read from the context. Methods return what C returns (NULL, -1 or an errno value); the errno of NULL/-1 results is in
  * {@link Native#lastErrno()} until this thread's next call ({@link Native#created}, {@link
  * Native#errnoOf}).
  */
 final class Ibverbs {
   static final String LIBRARY = "libibverbs.so.1";
   private static final Native.Library LIB = Native.library(LIBRARY);
-  /*
-   * Posting and polling run per message: no errno capture, and a critical call (no thread-state
-   * transition) where the JDK's condition holds, that the function is "extremely short in all
-   * cases", since a critical call holds off safepoints, and so every other thread's GC, while it
-   * runs. poll_cq and post_recv stay in user space on every provider (rxe and siw included: their
-   * queues are mapped memory), so they are always critical. post_send and req_notify_cq are a
-   * doorbell write on hardware (mlx5 and the like) but a system call on the kernel-emulated
-   * providers: rxe's post_send is a write() after which the kernel may segment and checksum up to
-   * 64 KiB inline, siw's is a write() too, and req_notify_cq is ibv_cmd_req_notify_cq on both. So
-   * those two are chosen per call, by the context's provider (NativeContext#postsInKernel).
-   */
-  private static final Linker.Option HOT = Linker.Option.critical(false);
-
   private static final MethodHandle GET_DEVICE_LIST = LIB.bind("ibv_get_device_list", FunctionDescriptor.of(ADDRESS, ADDRESS), true);
   private static final MethodHandle FREE_DEVICE_LIST = LIB.bind("ibv_free_device_list", FunctionDescriptor.ofVoid(ADDRESS), false);
   private static final MethodHandle GET_DEVICE_NAME = LIB.bind("ibv_get_device_name", FunctionDescriptor.of(ADDRESS, ADDRESS), false);
@@ -73,33 +58,6 @@ final class Ibverbs {
   private static final MethodHandle GET_ASYNC_EVENT = LIB.bind("ibv_get_async_event",
       FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), true);
   private static final MethodHandle ACK_ASYNC_EVENT = LIB.bind("ibv_ack_async_event", FunctionDescriptor.ofVoid(ADDRESS), false);
-
-  // --- function pointers (first argument: the pointer) ---
-  /** ops.poll_cq: int (struct ibv_cq *, int, struct ibv_wc *). */
-  private static final MethodHandle POLL_CQ = Native.pointerCall(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, ADDRESS), false, HOT);
-  /** ops.req_notify_cq: int (struct ibv_cq *, int solicited_only). */
-  private static final MethodHandle REQ_NOTIFY_CQ = Native.pointerCall(FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), false, HOT);
-  /** The same, as an ordinary downcall: on providers where it is a system call. */
-  private static final MethodHandle REQ_NOTIFY_CQ_SYSCALL = Native.pointerCall(
-      FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT), false);
-  /** ops.post_send/post_recv/post_srq_recv: int (obj, wr, bad_wr). */
-  private static final MethodHandle POST = Native.pointerCall(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), false, HOT);
-  /** ops.post_send as an ordinary downcall: on providers where it is a system call. */
-  private static final MethodHandle POST_SYSCALL = Native.pointerCall(
-      FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), false);
-  /** ops.alloc_mw: struct ibv_mw * (struct ibv_pd *, enum ibv_mw_type), NULL + errno on failure. */
-  private static final MethodHandle ALLOC_MW = Native.pointerCall(FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT), true);
-  /** ops.dealloc_mw: int (struct ibv_mw *), 0 or an errno value. */
-  private static final MethodHandle DEALLOC_MW = Native.pointerCall(FunctionDescriptor.of(JAVA_INT, ADDRESS), true);
-  /** verbs_context.query_port: errno (ctx, uint8 port, attr, size_t len). */
-  private static final MethodHandle VCTX_QUERY_PORT = Native.pointerCall(
-      FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS, JAVA_LONG), false);
-  /** Extended verbs creating an object, NULL + errno on failure: (ctx, attr) -> obj. */
-  private static final MethodHandle VCTX_CREATE = Native.pointerCall(FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS), true);
-  /** Extended verbs destroying an object: (obj) -> errno. */
-  private static final MethodHandle VCTX_DESTROY = Native.pointerCall(FunctionDescriptor.of(JAVA_INT, ADDRESS), true);
-  /** verbs_context.get_srq_num: (srq, uint32_t *out) -> errno. */
-  private static final MethodHandle VCTX_GET_SRQ_NUM = Native.pointerCall(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), true);
 
   private Ibverbs() {}
 
@@ -282,100 +240,6 @@ final class Ibverbs {
   static void ackAsyncEvent(MemorySegment event) {
     try {
       ACK_ASYNC_EVENT.invokeExact(event);
-    } catch (Throwable t) {
-      throw Native.rethrow(t);
-    }
-  }
-
-  // --- the static inline verbs: fn is the pointer read from the context ---
-
-  /** ibv_poll_cq: completions written to {@code wcs} (up to {@code max}), or a negative value. */
-  static int pollCq(MemorySegment fn, MemorySegment cq, int max, MemorySegment wcs) {
-    try {
-      return (int) POLL_CQ.invokeExact(fn, cq, max, wcs);
-    } catch (Throwable t) {
-      throw Native.rethrow(t);
-    }
-  }
-
-  /** ops.req_notify_cq; {@code inKernel}: the provider makes it a system call (not a critical call then). */
-  static int reqNotifyCq(MemorySegment fn, MemorySegment cq, int solicitedOnly, boolean inKernel) {
-    try {
-      return inKernel ? (int) REQ_NOTIFY_CQ_SYSCALL.invokeExact(fn, cq, solicitedOnly)
-          : (int) REQ_NOTIFY_CQ.invokeExact(fn, cq, solicitedOnly);
-    } catch (Throwable t) {
-      throw Native.rethrow(t);
-    }
-  }
-
-  /**
-   * ops.post_send: 0 or an errno value; {@code inKernel}: the provider makes it a system call (not
-   * a critical call then).
-   */
-  static int postSend(MemorySegment fn, MemorySegment qp, MemorySegment wr, MemorySegment badWr, boolean inKernel) {
-    try {
-      return inKernel ? (int) POST_SYSCALL.invokeExact(fn, qp, wr, badWr) : (int) POST.invokeExact(fn, qp, wr, badWr);
-    } catch (Throwable t) {
-      throw Native.rethrow(t);
-    }
-  }
-
-  /** ibv_post_recv or ibv_post_srq_recv (by {@code fn}), user space on every provider: 0 or an errno value. */
-  static int post(MemorySegment fn, MemorySegment object, MemorySegment wr, MemorySegment badWr) {
-    try {
-      return (int) POST.invokeExact(fn, object, wr, badWr);
-    } catch (Throwable t) {
-      throw Native.rethrow(t);
-    }
-  }
-
-  /** ibv_alloc_mw through ops.alloc_mw ({@code fn}, non-null): NULL + errno on failure. */
-  static MemorySegment allocMw(MemorySegment fn, MemorySegment pd, int type) {
-    try {
-      return (MemorySegment) ALLOC_MW.invokeExact(fn, Native.callState(), pd, type);
-    } catch (Throwable t) {
-      throw Native.rethrow(t);
-    }
-  }
-
-  /** ibv_dealloc_mw through ops.dealloc_mw ({@code fn}): 0 or an errno value. */
-  static int deallocMw(MemorySegment fn, MemorySegment mw) {
-    try {
-      return (int) DEALLOC_MW.invokeExact(fn, Native.callState(), mw);
-    } catch (Throwable t) {
-      throw Native.rethrow(t);
-    }
-  }
-
-  static int queryPortExtended(MemorySegment fn, MemorySegment ctx, byte port, MemorySegment attr, long length) {
-    try {
-      return (int) VCTX_QUERY_PORT.invokeExact(fn, ctx, port, attr, length);
-    } catch (Throwable t) {
-      throw Native.rethrow(t);
-    }
-  }
-
-  /** An extended create (open_xrcd, alloc_td, create_srq_ex, create_qp_ex, open_qp, ...): NULL + errno on failure. */
-  static MemorySegment createExtended(MemorySegment fn, MemorySegment ctx, MemorySegment attr) {
-    try {
-      return (MemorySegment) VCTX_CREATE.invokeExact(fn, Native.callState(), ctx, attr);
-    } catch (Throwable t) {
-      throw Native.rethrow(t);
-    }
-  }
-
-  /** An extended destroy (close_xrcd, dealloc_td, ...): 0 or an errno value. */
-  static int destroyExtended(MemorySegment fn, MemorySegment object) {
-    try {
-      return (int) VCTX_DESTROY.invokeExact(fn, Native.callState(), object);
-    } catch (Throwable t) {
-      throw Native.rethrow(t);
-    }
-  }
-
-  static int getSrqNum(MemorySegment fn, MemorySegment srq, MemorySegment numOut) {
-    try {
-      return (int) VCTX_GET_SRQ_NUM.invokeExact(fn, Native.callState(), srq, numOut);
     } catch (Throwable t) {
       throw Native.rethrow(t);
     }

@@ -21,8 +21,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.jspecify.annotations.Nullable;
 
 /**
- * FFM plumbing shared by the three bindings ({@link Ibverbs}, {@link Librdmacm}, {@link Libc}):
- * library lookup with a clear error, downcalls with errno capture, errno text, typed failures.
+ * FFM plumbing shared by the three bindings ({@link Ibverbs}, {@link Librdmacm}, {@link Libc})
+ * and the inline verbs ({@link InlineVerbs}): library lookup with a clear error, downcalls with
+ * errno capture, errno text, typed failures.
  * libibverbs reports errors two ways: NULL/-1 with errno set (create and alloc calls), or the
  * errno value as the return (destroy, modify and post calls).
  */

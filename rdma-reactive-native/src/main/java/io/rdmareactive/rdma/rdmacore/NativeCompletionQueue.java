@@ -178,7 +178,7 @@ final class NativeCompletionQueue extends AbstractRdmaResource implements Comple
       int want = Math.min(WC_BATCH, max - total);
       int n;
       try {
-        n = Ibverbs.pollCq(context.pollCqFn, cq, want, wcs);
+        n = InlineVerbs.pollCq(context.pollCqFn, cq, want, wcs);
       } catch (Throwable t) {
         throw new IllegalStateException(t);
       }
@@ -225,7 +225,7 @@ final class NativeCompletionQueue extends AbstractRdmaResource implements Comple
     }
     int rc;
     try {
-      rc = Ibverbs.reqNotifyCq(context.reqNotifyCqFn, cq, solicitedOnly ? 1 : 0, context.postsInKernel());
+      rc = InlineVerbs.reqNotifyCq(context.reqNotifyCqFn, cq, solicitedOnly ? 1 : 0, context.postsInKernel());
     } catch (Throwable t) {
       throw new IllegalStateException(t);
     }

@@ -23,17 +23,12 @@ import io.rdmareactive.rdma.verbs.XrcDomainOptions;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Flux;
-import reactor.core.publisher.Sinks;
 
 /** An opened device (ibv_open_device): owns the ops-table pointers the fast paths call through. */
 final class NativeContext extends AbstractRdmaResource implements RdmaContext {
-  private static final AtomicInteger ASYNC_THREADS = new AtomicInteger();
-  private static final long ASYNC_POLL_NANOS = TimeUnit.MILLISECONDS.toNanos(200);
   private static final long ABI_IS_EXTENDED = -1L; // (void *) UINTPTR_MAX
   static final int IBV_DEVICE_XRC = 1 << 20;
 
@@ -63,10 +58,8 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
   private static final ConcurrentHashMap<Long, NativeCompletionQueue> CQS_BY_ID = new ConcurrentHashMap<>();
   private static final AtomicLong NEXT_CQ_ID = new AtomicLong(1);
 
-  private final Sinks.Many<AsyncEvent> asyncSink = Sinks.many().multicast().directBestEffort();
-  /** Null for a borrowed context: its async fd is its owner's. */
-  private final @Nullable Thread asyncThread;
-  private volatile boolean asyncRunning = true;
+  /** Read on a thread of its own for an opened device; none for a borrowed context: its async fd is its owner's. */
+  private final AsyncEventThread asyncEvents;
   /** Whether closing this closes the device (false: borrowed, e.g. librdmacm's id->verbs). */
   private final boolean owned;
 
@@ -95,16 +88,7 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
     allocMwFn = ctx.get(ADDRESS, CONTEXT_OPS_ALLOC_MW);
     deallocMwFn = ctx.get(ADDRESS, CONTEXT_OPS_DEALLOC_MW);
     numCompVectors = ctx.get(JAVA_INT, CONTEXT_NUM_COMP_VECTORS);
-    if (!owned) {
-      asyncThread = null;
-      return;
-    }
-    int asyncFd = ctx.get(JAVA_INT, CONTEXT_ASYNC_FD);
-    Libc.setNonBlocking(asyncFd);
-    Thread t = Thread.ofPlatform().daemon().name("rdma-async-" + ASYNC_THREADS.incrementAndGet())
-        .unstarted(() -> asyncLoop(asyncFd));
-    asyncThread = t;
-    t.start();
+    asyncEvents = owned ? AsyncEventThread.start(ctx) : AsyncEventThread.none();
   }
 
   /** Opens {@code device} (an ibv_device pointer); the caller frees the device list afterwards. */
@@ -178,7 +162,7 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
 
   /**
    * Whether this device's provider does its post_send and req_notify_cq in the kernel (rxe, siw:
-   * a system call each), so that they must not be critical downcalls (see {@link Ibverbs}).
+   * a system call each), so that they must not be critical downcalls (see {@link InlineVerbs}).
    * Told by the vendor id ibv_query_device reports, once per device in this process; a device
    * that cannot be queried counts as one that posts in the kernel, the safe side.
    */
@@ -246,7 +230,7 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
       // exported compat symbol.
       MemorySegment op = extendedOpOrNull(VERBS_CONTEXT_QUERY_PORT);
       int rc = op != null
-          ? Ibverbs.queryPortExtended(op, ctx, (byte) portNumber, attr, SIZEOF_PORT_ATTR)
+          ? InlineVerbs.queryPortExtended(op, ctx, (byte) portNumber, attr, SIZEOF_PORT_ATTR)
           : Ibverbs.queryPort(ctx, (byte) portNumber, attr);
       Native.checkReturn("ibv_query_port", rc);
       return new PortAttributes(
@@ -317,7 +301,7 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
 
   @Override
   public Flux<AsyncEvent> asyncEvents() {
-    return asyncSink.asFlux();
+    return asyncEvents.events();
   }
 
 
@@ -345,61 +329,21 @@ final class NativeContext extends AbstractRdmaResource implements RdmaContext {
     }
   }
 
-  private void asyncLoop(int fd) {
-    try (Arena a = Arena.ofConfined()) {
-      MemorySegment event = a.allocate(SIZEOF_ASYNC_EVENT, 8);
-      while (asyncRunning) {
-        if (!Libc.awaitReadable(fd, ASYNC_POLL_NANOS) || !asyncRunning) {
-          continue;
-        }
-        if (Ibverbs.getAsyncEvent(ctx, event) != 0) {
-          continue; // EAGAIN: another reader or a spurious wakeup
-        }
-        int type = event.get(JAVA_INT, ASYNC_EVENT_EVENT_TYPE);
-        AsyncEvent.Type t = AsyncEvent.Type.of(type);
-        long element = switch (t) {
-          case QP_FATAL, QP_REQ_ERR, QP_ACCESS_ERR, COMM_EST, SQ_DRAINED, PATH_MIG, PATH_MIG_ERR,
-               QP_LAST_WQE_REACHED -> Integer.toUnsignedLong(
-                   event.get(ADDRESS, ASYNC_EVENT_ELEMENT).reinterpret(SIZEOF_QP).get(JAVA_INT, QP_QP_NUM));
-          case PORT_ACTIVE, PORT_ERR, LID_CHANGE, PKEY_CHANGE, SM_CHANGE, CLIENT_REREGISTER, GID_CHANGE,
-               DEVICE_FATAL -> event.get(JAVA_INT, ASYNC_EVENT_ELEMENT);
-          default -> event.get(JAVA_LONG, ASYNC_EVENT_ELEMENT);
-        };
-        // Acknowledge at once: ibv_destroy_qp/cq/srq wait for every event of theirs to be acknowledged.
-        Ibverbs.ackAsyncEvent(event);
-        asyncSink.tryEmitNext(new AsyncEvent(t, type, element));
-      }
-    } catch (Throwable t) {
-      asyncSink.tryEmitError(t);
-    }
-  }
-
   @Override
   protected void release() {
     if (!owned) {
-      asyncSink.tryEmitComplete();
+      asyncEvents.complete();
       if (afterRelease != null) {
         afterRelease.run();
       }
       return;
     }
-    asyncRunning = false;
-    try {
-      if (asyncThread != null) {
-        asyncThread.join(TimeUnit.SECONDS.toMillis(5));
-      }
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-    }
-    if (asyncThread != null && asyncThread.isAlive()) {
-      asyncRunning = true;
-      throw new IllegalStateException(asyncThread.getName() + " did not stop; " + deviceName + " left open");
-    }
+    asyncEvents.stop(deviceName);
     int rc = Ibverbs.closeDevice(ctx);
     if (rc != 0) {
       throw Native.failure("ibv_close_device", Native.errnoOf(rc), deviceName);
     }
-    asyncSink.tryEmitComplete();
+    asyncEvents.complete();
   }
 
   @Override

@@ -42,11 +42,11 @@ final class NativeMemoryWindow extends AbstractRdmaResource implements MemoryWin
       throw Native.failure("ibv_alloc_mw", NativeCallException.EOPNOTSUPP,
           "the provider of " + context.deviceName() + " has no memory windows");
     }
-    MemorySegment mw = Native.created("ibv_alloc_mw", Ibverbs.allocMw(context.allocMwFn, pd.pd, IBV_MW_TYPE_2));
+    MemorySegment mw = Native.created("ibv_alloc_mw", InlineVerbs.allocMw(context.allocMwFn, pd.pd, IBV_MW_TYPE_2));
     try {
       return new NativeMemoryWindow(pd, mw);
     } catch (RuntimeException | Error e) {
-      Ibverbs.deallocMw(context.deallocMwFn, mw);
+      InlineVerbs.deallocMw(context.deallocMwFn, mw);
       throw e;
     }
   }
@@ -71,7 +71,7 @@ final class NativeMemoryWindow extends AbstractRdmaResource implements MemoryWin
 
   @Override
   protected void release() {
-    Native.checkReturn(closeFunction(), Ibverbs.deallocMw(deallocFn, mw));
+    Native.checkReturn(closeFunction(), InlineVerbs.deallocMw(deallocFn, mw));
   }
 
   @Override

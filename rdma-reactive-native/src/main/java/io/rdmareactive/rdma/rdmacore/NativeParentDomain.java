@@ -42,7 +42,7 @@ final class NativeParentDomain extends NativeProtectionDomain implements ParentD
       MemorySegment attr = a.allocate(SIZEOF_PARENT_DOMAIN_INIT_ATTR, 8);
       attr.set(ADDRESS, PARENT_DOMAIN_INIT_ATTR_PD, pd.pd);
       attr.set(ADDRESS, PARENT_DOMAIN_INIT_ATTR_TD, td == null ? MemorySegment.NULL : td.td);
-      parent = Native.created("ibv_alloc_parent_domain", Ibverbs.createExtended(fn, context.ctx, attr));
+      parent = Native.created("ibv_alloc_parent_domain", InlineVerbs.createExtended(fn, context.ctx, attr));
       return new NativeParentDomain(pd, td, parent);
     } catch (RuntimeException | Error e) {
       if (parent != null) {

@@ -162,7 +162,7 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
     int rc;
     try {
       fill(sendWr, r).next(MemorySegment.NULL);
-      rc = Ibverbs.postSend(context.postSendFn, qp, sendWr.segment(), badWr, context.postsInKernel());
+      rc = InlineVerbs.postSend(context.postSendFn, qp, sendWr.segment(), badWr, context.postsInKernel());
     } catch (RuntimeException | Error e) {
       ledger.abortSend(posted);
       throw e;
@@ -257,7 +257,7 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
     int rc;
     try {
       recvWr.set(r).next(MemorySegment.NULL);
-      rc = Ibverbs.post(context.postRecvFn, qp, recvWr.segment(), badWr);
+      rc = InlineVerbs.post(context.postRecvFn, qp, recvWr.segment(), badWr);
     } catch (RuntimeException | Error e) {
       ledger.abortReceive(posted);
       throw e;

@@ -89,9 +89,9 @@ final class NativeSharedReceiveQueue extends AbstractRdmaResource implements Sha
       attr.set(ADDRESS, SRQ_INIT_ATTR_EX_PD, pd.pd);
       attr.set(ADDRESS, SRQ_INIT_ATTR_EX_XRCD, xrcd.xrcd);
       attr.set(ADDRESS, SRQ_INIT_ATTR_EX_CQ, cq.cq);
-      srq = Native.created("ibv_create_srq_ex", Ibverbs.createExtended(fn, context.ctx, attr));
+      srq = Native.created("ibv_create_srq_ex", InlineVerbs.createExtended(fn, context.ctx, attr));
       MemorySegment num = a.allocate(JAVA_INT);
-      int rc = Ibverbs.getSrqNum(numFn, srq, num);
+      int rc = InlineVerbs.getSrqNum(numFn, srq, num);
       if (rc != 0) {
         throw Native.failure("ibv_get_srq_num", Native.errnoOf(rc));
       }
@@ -133,7 +133,7 @@ final class NativeSharedReceiveQueue extends AbstractRdmaResource implements Sha
     recvWr.set(r);
     int rc;
     try {
-      rc = Ibverbs.post(context.postSrqRecvFn, srq, recvWr.segment(), badWr);
+      rc = InlineVerbs.post(context.postSrqRecvFn, srq, recvWr.segment(), badWr);
     } catch (Throwable t) {
       throw new IllegalStateException(t);
     }

@@ -24,7 +24,7 @@ final class NativeThreadDomain extends AbstractRdmaResource implements ThreadDom
     MemorySegment td;
     try (Arena a = Arena.ofConfined()) {
       MemorySegment attr = a.allocate(SIZEOF_TD_INIT_ATTR, 8); // comp_mask 0
-      td = Native.created("ibv_alloc_td", Ibverbs.createExtended(fn, context.ctx, attr));
+      td = Native.created("ibv_alloc_td", InlineVerbs.createExtended(fn, context.ctx, attr));
     }
     try {
       return new NativeThreadDomain(context, td);
@@ -37,7 +37,7 @@ final class NativeThreadDomain extends AbstractRdmaResource implements ThreadDom
   private static int dealloc(NativeContext context, MemorySegment td) {
     MemorySegment fn = context.extendedOpOrNull(VERBS_CONTEXT_DEALLOC_TD);
     return fn == null ? io.rdmareactive.rdma.NativeCallException.EOPNOTSUPP
-        : Ibverbs.destroyExtended(fn, td);
+        : InlineVerbs.destroyExtended(fn, td);
   }
 
   @Override

@@ -50,13 +50,13 @@ final class NativeXrcDomain extends AbstractRdmaResource implements XrcDomain, N
       attr.set(JAVA_INT, XRCD_INIT_ATTR_COMP_MASK, MASK_FD | MASK_OFLAGS);
       attr.set(JAVA_INT, XRCD_INIT_ATTR_FD, fd);
       attr.set(JAVA_INT, XRCD_INIT_ATTR_OFLAGS, oflags);
-      x = Native.created("ibv_open_xrcd", Ibverbs.createExtended(fn, context.ctx, attr));
+      x = Native.created("ibv_open_xrcd", InlineVerbs.createExtended(fn, context.ctx, attr));
       return new NativeXrcDomain(context, x, fd, file == null ? "private" : file.toString());
     } catch (RuntimeException | Error e) {
       if (x != null) {
         MemorySegment close = context.extendedOpOrNull(VERBS_CONTEXT_CLOSE_XRCD);
         if (close != null) {
-          Ibverbs.destroyExtended(close, x);
+          InlineVerbs.destroyExtended(close, x);
         }
       }
       if (fd >= 0) {
@@ -105,7 +105,7 @@ final class NativeXrcDomain extends AbstractRdmaResource implements XrcDomain, N
   protected void release() {
     // ibv_close_xrcd calls verbs_context.close_xrcd unconditionally; we checked it exists.
     MemorySegment close = context.extendedOp(VERBS_CONTEXT_CLOSE_XRCD, "ibv_close_xrcd");
-    Native.checkReturn(closeFunction(), Ibverbs.destroyExtended(close, xrcd));
+    Native.checkReturn(closeFunction(), InlineVerbs.destroyExtended(close, xrcd));
     if (fd >= 0) {
       Libc.close(fd);
     }

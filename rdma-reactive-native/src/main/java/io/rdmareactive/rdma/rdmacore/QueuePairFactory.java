@@ -161,7 +161,7 @@ final class QueuePairFactory {
       attr.set(JAVA_INT, QP_INIT_ATTR_EX_QP_TYPE, QueuePairType.XRC_RECV.code());
       attr.set(JAVA_INT, QP_INIT_ATTR_EX_COMP_MASK, IBV_QP_INIT_ATTR_XRCD);
       attr.set(ADDRESS, QP_INIT_ATTR_EX_XRCD, xrcd.xrcd);
-      MemorySegment qp = Native.created("ibv_create_qp_ex", Ibverbs.createExtended(fn, context.ctx, attr));
+      MemorySegment qp = Native.created("ibv_create_qp_ex", InlineVerbs.createExtended(fn, context.ctx, attr));
       return wrapXrcReceive(context, xrcd, qp);
     }
   }
@@ -176,7 +176,7 @@ final class QueuePairFactory {
       attr.set(JAVA_INT, QP_OPEN_ATTR_QP_NUM, qpNumber);
       attr.set(ADDRESS, QP_OPEN_ATTR_XRCD, xrcd.xrcd);
       attr.set(JAVA_INT, QP_OPEN_ATTR_QP_TYPE, QueuePairType.XRC_RECV.code());
-      MemorySegment qp = Native.created("ibv_open_qp", Ibverbs.createExtended(fn, context.ctx, attr));
+      MemorySegment qp = Native.created("ibv_open_qp", InlineVerbs.createExtended(fn, context.ctx, attr));
       return wrapXrcReceive(context, xrcd, qp);
     }
   }

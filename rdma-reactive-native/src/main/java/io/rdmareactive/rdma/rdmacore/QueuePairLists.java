@@ -50,7 +50,7 @@ final class QueuePairLists {
     @Override
     int call(MemorySegment head, MemorySegment badWr) {
       NativeContext context = owner.nativeContext();
-      return Ibverbs.postSend(context.postSendFn, owner.qp, head, badWr, context.postsInKernel());
+      return InlineVerbs.postSend(context.postSendFn, owner.qp, head, badWr, context.postsInKernel());
     }
 
     @Override
@@ -90,7 +90,7 @@ final class QueuePairLists {
 
     @Override
     int call(MemorySegment head, MemorySegment badWr) {
-      return Ibverbs.post(owner.nativeContext().postRecvFn, owner.qp, head, badWr);
+      return InlineVerbs.post(owner.nativeContext().postRecvFn, owner.qp, head, badWr);
     }
 
     @Override

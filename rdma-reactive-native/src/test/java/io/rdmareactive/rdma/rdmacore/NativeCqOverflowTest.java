@@ -146,7 +146,7 @@ class NativeCqOverflowTest {
     int refill() {
       int n = 0;
       while (true) {
-        int rc = Math.abs(Ibverbs.post(qp.nativeContext().postRecvFn, qp.qp, wr.wrId(++posted).segment(), badWr));
+        int rc = Math.abs(InlineVerbs.post(qp.nativeContext().postRecvFn, qp.qp, wr.wrId(++posted).segment(), badWr));
         if (rc != 0) {
           assertThat(rc).as("ibv_post_recv on a full RQ: %s", NativeCallException.describe(rc))
               .isEqualTo(NativeCallException.ENOMEM);

@@ -46,7 +46,11 @@ final class AsyncEventThread {
     t.start();
   }
 
-  /** Starts reading the events of {@code ctx}, an ibv_context this process opened. */
+  /**
+   * Starts reading the events of {@code ctx}, an ibv_context this process opened; makes the
+   * context's async fd non-blocking: the thread waits in poll(2), with a timeout, and a read
+   * that finds no event (another reader took it) returns rather than blocking.
+   */
   static AsyncEventThread start(MemorySegment ctx) {
     return new AsyncEventThread(ctx);
   }

@@ -13,8 +13,9 @@ import java.lang.invoke.MethodHandle;
  * The libibverbs binding: each exported function bound once, each called with {@code invokeExact}
  * through a typed method. The static inline verbs of verbs.h (post/poll/notify through {@code
  * ibv_context.ops}, extended verbs through {@code struct verbs_context}) are no symbols to bind:
- * {@link InlineVerbs} calls them through the function pointers read from the context. Methods return what C returns (NULL, -1 or an errno value); the errno of NULL/-1 results is in
- * {@link Native#lastErrno()} until this thread's next call ({@link Native#created}, {@link
+ * {@link InlineVerbs} calls them through the function pointers read from the context. Methods
+ * return what C returns (NULL, -1 or an errno value); the errno of NULL/-1 results is in {@link
+ * Native#lastErrno()} until this thread's next call ({@link Native#created}, {@link
  * Native#errnoOf}).
  */
 final class Ibverbs {
@@ -64,6 +65,7 @@ final class Ibverbs {
   /** Throws {@link NativeLibraryUnavailableException} when libibverbs or one of its symbols is missing. */
   static void check() {
     LIB.check();
+    InlineVerbs.bind(); // with the named ones, as before the split: not at a connection's first post
   }
 
   /** Whether libibverbs and every symbol loaded. Never throws. */

@@ -14,8 +14,9 @@ import java.lang.invoke.MethodHandle;
  * The static inline verbs of verbs.h, called as the inline functions do: through the function
  * pointer read from the context ({@code ibv_context.ops} for post/poll/notify and memory windows,
  * {@code struct verbs_context} for the extended verbs), with an address-less handle per signature
- * and {@code invokeExact} through a typed method. Nothing here is bound by name: the exported
- * functions are {@link Ibverbs}'s. Methods return what C returns, as {@link Ibverbs}'s do.
+ * and call kind (critical or not) and {@code invokeExact} through a typed method. Nothing here is
+ * bound by name: the exported functions are {@link Ibverbs}'s. Methods return what C returns, as
+ * {@link Ibverbs}'s do.
  */
 final class InlineVerbs {
   /*
@@ -58,6 +59,11 @@ final class InlineVerbs {
   private static final MethodHandle VCTX_GET_SRQ_NUM = Native.pointerCall(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), true);
 
   private InlineVerbs() {}
+
+  /** Builds the handles now (this class's initialisation), where a device is opened ({@link Ibverbs#check}). */
+  static void bind() {
+    // nothing more: calling this initialises the class, and with it every handle above
+  }
 
   /** ibv_poll_cq: completions written to {@code wcs} (up to {@code max}), or a negative value. */
   static int pollCq(MemorySegment fn, MemorySegment cq, int max, MemorySegment wcs) {

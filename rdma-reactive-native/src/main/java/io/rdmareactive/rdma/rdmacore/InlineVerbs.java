@@ -46,14 +46,12 @@ final class InlineVerbs {
       FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS), false);
   /** ops.alloc_mw: struct ibv_mw * (struct ibv_pd *, enum ibv_mw_type), NULL + errno on failure. */
   private static final MethodHandle ALLOC_MW = Native.pointerCall(FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT), true);
-  /** ops.dealloc_mw: int (struct ibv_mw *), 0 or an errno value. */
-  private static final MethodHandle DEALLOC_MW = Native.pointerCall(FunctionDescriptor.of(JAVA_INT, ADDRESS), true);
   /** verbs_context.query_port: errno (ctx, uint8 port, attr, size_t len). */
   private static final MethodHandle VCTX_QUERY_PORT = Native.pointerCall(
       FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_BYTE, ADDRESS, JAVA_LONG), false);
   /** Extended verbs creating an object, NULL + errno on failure: (ctx, attr) -> obj. */
   private static final MethodHandle VCTX_CREATE = Native.pointerCall(FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS), true);
-  /** Extended verbs destroying an object: (obj) -> errno. */
+  /** Destroying an object, ops.dealloc_mw and the extended verbs alike: (obj) -> errno. */
   private static final MethodHandle VCTX_DESTROY = Native.pointerCall(FunctionDescriptor.of(JAVA_INT, ADDRESS), true);
   /** verbs_context.get_srq_num: (srq, uint32_t *out) -> errno. */
   private static final MethodHandle VCTX_GET_SRQ_NUM = Native.pointerCall(FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS), true);
@@ -116,11 +114,7 @@ final class InlineVerbs {
 
   /** ibv_dealloc_mw through ops.dealloc_mw ({@code fn}): 0 or an errno value. */
   static int deallocMw(MemorySegment fn, MemorySegment mw) {
-    try {
-      return (int) DEALLOC_MW.invokeExact(fn, Native.callState(), mw);
-    } catch (Throwable t) {
-      throw Native.rethrow(t);
-    }
+    return destroyExtended(fn, mw); // the same C signature: int (struct ibv_mw *)
   }
 
   /** ibv_query_port through verbs_context.query_port ({@code fn}): 0 or an errno value. */

@@ -46,8 +46,9 @@ final class BufferSlab implements AutoCloseable {
   static final int MAX_CHUNK_MULTIPLE = 8;
   private static final int LOG_MAX_MULTIPLE = Integer.numberOfTrailingZeros(MAX_CHUNK_MULTIPLE);
 
-  /** Buffers in the base chunk. */
+  /** Buffers in the base chunk, and its log2 where that is a power of two, else -1 ({@link #chunkOf} shifts then). */
   private final int chunkBuffers;
+  private final int chunkShift;
   private final int capacity;
   /** Each chunk's first buffer and its count of buffers. */
   private final int[] chunkStart;
@@ -89,6 +90,7 @@ final class BufferSlab implements AutoCloseable {
     this.pd = pd;
     this.bufferSize = bufferSize;
     this.chunkBuffers = chunkBuffers;
+    this.chunkShift = Integer.bitCount(chunkBuffers) == 1 ? Integer.numberOfTrailingZeros(chunkBuffers) : -1;
     this.capacity = maxBuffers;
     this.access = Set.copyOf(access);
     int chunks = chunkOf(maxBuffers - 1) + 1;
@@ -114,7 +116,7 @@ final class BufferSlab implements AutoCloseable {
    * {@link #MAX_CHUNK_MULTIPLE} base chunks, then that many each.
    */
   private int chunkOf(int index) {
-    int k = index / chunkBuffers;
+    int k = chunkShift >= 0 ? index >>> chunkShift : index / chunkBuffers; // a division per lookup is dear under emulation
     if (k < MAX_CHUNK_MULTIPLE) {
       return 32 - Integer.numberOfLeadingZeros(k); // 0 -> 0, 1 -> 1, 2..3 -> 2, 4..7 -> 3
     }

@@ -95,7 +95,10 @@ final class ConnectionCounters {
   /** The last send of {@code messages} messages (one, or a batch) was posted as data send number {@code sequence}. */
   void messagesPosted(long sequence, int messages) {
     if (messageEndsSize < messageEnds.length) {
-      int at = (messageEndsHead + messageEndsSize) % messageEnds.length;
+      int at = messageEndsHead + messageEndsSize; // no remainder: a division per message is dear under emulation
+      if (at >= messageEnds.length) {
+        at -= messageEnds.length;
+      }
       messageEnds[at] = sequence;
       messagesEnded[at] = messages;
       messageEndsSize++;

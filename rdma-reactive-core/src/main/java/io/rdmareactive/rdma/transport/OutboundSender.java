@@ -145,9 +145,12 @@ final class OutboundSender {
           src.fail(new MessageTooLargeException(size, fragmenter.maxMessage()));
           continue;
         }
-        src.sendsPerItem = fragmenter.sendsFor(size);
-        src.itemsPerSend = raw || !batches(sendable, size) ? 1
-            : Math.max(1, (fragmenter.chunk() - Protocol.BATCH_COUNT) / (size + Protocol.BATCH_LENGTH));
+        if (size != src.lastSize || sendable instanceof RegisteredMessage) { // a stream's items tend to be of one size: the divisions once per size
+          src.lastSize = size;
+          src.sendsPerItem = fragmenter.sendsFor(size);
+          src.itemsPerSend = raw || !batches(sendable, size) ? 1
+              : Math.max(1, (fragmenter.chunk() - Protocol.BATCH_COUNT) / (size + Protocol.BATCH_LENGTH));
+        }
         fragmenter.start(sendable, size);
       }
       Object current = fragmenter.message();
@@ -181,7 +184,8 @@ final class OutboundSender {
     // the credits times MAX_MESSAGE_SIZE that a peer granting and then withholding could pile up.
     // Messages that coalesce are asked for as many as fit in the SENDs (to the queue's bound).
     long sends = capacity - fragmenter.sendsLeft();
-    long items = sends <= 0 ? 0 : src.polled == 0 ? 1 : Math.max(1, sends / src.sendsPerItem) * src.itemsPerSend;
+    long per = src.sendsPerItem;
+    long items = sends <= 0 ? 0 : src.polled == 0 ? 1 : Math.max(1, per == 1 ? sends : sends / per) * src.itemsPerSend;
     long want = Math.min(items, src.capacity) - (src.requested - src.polled);
     if (want > 0) {
       poster.resume();

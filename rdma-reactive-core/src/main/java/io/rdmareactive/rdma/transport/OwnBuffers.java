@@ -21,6 +21,8 @@ final class OwnBuffers {
   private final Arena arena;
   private final int bufferSize;
   private final int perChunk;
+  /** log2 of {@link #perChunk} where that is a power of two (the usual case), else -1: lookups then shift, not divide. */
+  private final int chunkShift;
   final int count;
   private final int[] free;
   private int freeCount;
@@ -36,6 +38,7 @@ final class OwnBuffers {
     this.bufferSize = bufferSize;
     this.count = count;
     this.perChunk = perChunk;
+    this.chunkShift = Integer.bitCount(perChunk) == 1 ? Integer.numberOfTrailingZeros(perChunk) : -1;
     int chunks = (count + perChunk - 1) / perChunk;
     free = new int[count];
     regions = new MemoryRegion[chunks];
@@ -49,7 +52,7 @@ final class OwnBuffers {
 
   /** Where buffer {@code index} starts in its chunk's {@link #memory} and {@link #region}. */
   long offset(int index) {
-    return (long) (index % perChunk) * bufferSize;
+    return (long) (chunkShift >= 0 ? index & (perChunk - 1) : index % perChunk) * bufferSize;
   }
 
   int available() {
@@ -76,11 +79,16 @@ final class OwnBuffers {
   }
 
   MemoryRegion region(int index) {
-    return regions[index / perChunk];
+    return regions[chunkOf(index)];
   }
 
   MemorySegment memory(int index) {
-    return memory[index / perChunk];
+    return memory[chunkOf(index)];
+  }
+
+  /** Buffer {@code index}'s chunk: a shift where it can be, since a division per lookup is dear under emulation (TCG). */
+  private int chunkOf(int index) {
+    return chunkShift >= 0 ? index >>> chunkShift : index / perChunk;
   }
 
   /** Registers the next chunk; its buffers go on the free list, lowest index on top. */

@@ -6,6 +6,8 @@ import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import io.rdmareactive.rdma.verbs.ReceiveRequest;
 import io.rdmareactive.rdma.verbs.SharedReceiveQueue;
 import io.rdmareactive.rdma.verbs.SharedReceiveQueueOptions;
+import java.lang.foreign.MemorySegment;
+import org.jspecify.annotations.Nullable;
 import reactor.util.Logger;
 import reactor.util.Loggers;
 
@@ -276,10 +278,10 @@ final class ReceivePool extends LoopBufferPool {
 
     /**
      * A SEND of this member's peer landed in buffer {@code index}: the member holds it now.
-     * Returns false when it was beyond the grants promised (the caller fails the connection and
-     * gives the buffer back).
+     * Returns the memory of its chunk (read under the same lock), or null when it was beyond the
+     * grants promised (the caller fails the connection and gives the buffer back).
      */
-    boolean arrived(int index) {
+    @Nullable MemorySegment arrived(int index) {
       synchronized (ReceivePool.this) {
         posted--;
         boolean covered = promised > 0;
@@ -291,7 +293,7 @@ final class ReceivePool extends LoopBufferPool {
         ReceivePool.this.held++;
         elastic += out() - before;
         refill();
-        return covered;
+        return covered ? slab.memory(index) : null;
       }
     }
 

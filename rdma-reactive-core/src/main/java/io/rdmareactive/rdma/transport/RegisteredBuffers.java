@@ -28,14 +28,12 @@ import org.jspecify.annotations.Nullable;
  * addresses included (keeping costs nothing; copying out at close would copy every held byte and
  * still leave raw addresses already handed out dangling).
  *
- * <p>On a loop's shared receive queue ({@link #shared}) the receive buffers are the loop's
- * {@link ReceivePool}'s: the connection has local slots instead, one per buffer it may hold,
- * reserved as it promises grants and bound to the pool's buffer a SEND landed in
- * ({@link #adopt}); indexes handed to views are slots, and a buffer given back goes to the pool.
+ * <p>On a loop's shared receive queue the receive buffers are the loop's {@link ReceivePool}'s: the
+ * connection has a slot per buffer it may hold, reserved as it promises grants and bound to the
+ * pool's buffer a SEND landed in ({@link #adopt}); views name slots, and buffers go back to the pool.
  *
- * <p>The free lists belong to the connection's drain; {@link #retain}, {@link #unref} and
- * {@link #markReleased} are the methods any thread may call, and they allocate nothing and never
- * block.
+ * <p>The free lists belong to the connection's drain; any thread may call {@link #retain},
+ * {@link #unref} and {@link #markReleased}, which allocate nothing and never block.
  */
 final class RegisteredBuffers {
   /** About how much memory one registration pins: large enough that a busy connection needs few regions. */
@@ -59,8 +57,10 @@ final class RegisteredBuffers {
   /** On a shared receive queue: this connection's share of the loop's pool, else null. */
   private final ReceivePool.@Nullable Member member;
   private final @Nullable ReceivePool pool;
-  /** Shared: the pool's buffer bound to each slot. */
+  /** Shared: the pool's buffer bound to each slot, its memory and place (read when bound: a view's reads take no pool lock). */
   private final int @Nullable [] slabIndex;
+  private final MemorySegment @Nullable [] slotMemory;
+  private final long @Nullable [] slotOffset;
   /** Shared: free slots reserved for grants promised and not yet used. */
   private int promisedSlots;
 
@@ -104,6 +104,8 @@ final class RegisteredBuffers {
       @Nullable ReceivePool pool, @Nullable SendPool sendPool, Runnable wake) {
     this.pool = pool;
     this.slabIndex = pool == null ? null : new int[receiveCount];
+    this.slotMemory = pool == null ? null : new MemorySegment[receiveCount];
+    this.slotOffset = pool == null ? null : new long[receiveCount];
     this.pd = pd;
     this.bufferSize = bufferSize;
     this.arena = Arena.ofShared();
@@ -142,14 +144,16 @@ final class RegisteredBuffers {
    */
   int adopt(int index) {
     ReceivePool.Member m = java.util.Objects.requireNonNull(member);
-    boolean covered = m.arrived(index);
-    if (!covered || promisedSlots == 0) {
+    MemorySegment memory = m.arrived(index);
+    if (memory == null || promisedSlots == 0) {
       m.give(index);
       return -1;
     }
     promisedSlots--;
     int slot = receives.take();
     slabIndex[slot] = index;
+    slotMemory[slot] = memory;
+    slotOffset[slot] = pool.offset(index);
     return slot;
   }
 
@@ -179,12 +183,8 @@ final class RegisteredBuffers {
     return receives.take();
   }
 
-  void freeReceive(int index) {
-    giveReceive(index);
-  }
-
   /** A receive buffer goes back: to the free list, or on a shared queue to the pool, its slot to the free list. */
-  private void giveReceive(int index) {
+  void freeReceive(int index) {
     ReceivePool.Member m = member;
     if (m != null) {
       m.give(slabIndex[index]);
@@ -215,7 +215,7 @@ final class RegisteredBuffers {
 
   /** The memory of the chunk holding receive buffer {@code index}; see {@link #offset}. */
   MemorySegment receiveMemory(int index) {
-    return pool != null ? pool.memory(slabIndex[index]) : receives.memory(index);
+    return pool != null ? slotMemory[index] : receives.memory(index);
   }
 
   MemorySegment sendMemory(int index) {
@@ -229,7 +229,7 @@ final class RegisteredBuffers {
 
   /** Where receive buffer {@code index} starts in its {@link #receiveMemory} and {@link #receiveRegion}. */
   long receiveOffset(int index) {
-    return pool != null ? pool.offset(slabIndex[index]) : receives.offset(index);
+    return pool != null ? slotOffset[index] : receives.offset(index);
   }
 
   /**
@@ -306,7 +306,7 @@ final class RegisteredBuffers {
     if (live.decrementAndGet() == 0 && closing) {
       freeOnce();
     }
-    giveReceive(index);
+    freeReceive(index);
     return true;
   }
 
@@ -334,7 +334,7 @@ final class RegisteredBuffers {
         int index = (w << 6) + Long.numberOfTrailingZeros(bits);
         bits &= bits - 1;
         n++;
-        giveReceive(index);
+        freeReceive(index);
       }
     }
     return n;

@@ -113,6 +113,9 @@ final class RendezvousSender {
    * messages done to revoke, and the deadline of the DONEs the peer owes.
    */
   void dueWork() {
+    if (exposed.isEmpty() && donesDue.isEmpty()) {
+      return; // no rendezvous in either direction: every message's drain passes here
+    }
     int index;
     while (!donesDue.isEmpty() && (index = out.controlBuffer(1)) >= 0) {
       buffers.sendMemory(index).set(BatchDecoder.INT, buffers.sendOffset(index), donesDue.poll());
@@ -284,6 +287,9 @@ final class RendezvousSender {
 
   /** Messages the peer has not said DONE for: it needs a credit for each DONE, so this side posts receives for them. */
   int awaitingDone() {
+    if (exposed.isEmpty()) {
+      return 0;
+    }
     int n = 0;
     for (Entry e : exposed) {
       n += e.done ? 0 : 1;

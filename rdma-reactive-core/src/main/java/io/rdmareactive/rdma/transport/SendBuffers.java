@@ -16,6 +16,10 @@ final class SendBuffers {
   private final @Nullable SendPool pool;
   /** Pooled: the pool's buffer bound to each slot, -1 while none is. */
   private final int @Nullable [] slab;
+  /** Pooled: each bound slot's region, memory and place in it, read from the pool once, when bound (no lock per lookup). */
+  private final MemoryRegion @Nullable [] slotRegion;
+  private final MemorySegment @Nullable [] slotMemory;
+  private final long @Nullable [] slotOffset;
   /** Pooled: runs the connection's drain once the pool, at its cap, gets a buffer back. */
   private final Runnable wake;
   private boolean returned;
@@ -29,8 +33,14 @@ final class SendBuffers {
       own.slotsOnly();
       slab = new int[own.count];
       java.util.Arrays.fill(slab, -1);
+      slotRegion = new MemoryRegion[own.count];
+      slotMemory = new MemorySegment[own.count];
+      slotOffset = new long[own.count];
     } else {
       slab = null;
+      slotRegion = null;
+      slotMemory = null;
+      slotOffset = null;
     }
   }
 
@@ -43,7 +53,7 @@ final class SendBuffers {
     int slots = own.available();
     int n = Math.min(slots, p.available());
     if (n == 0 && slots > 0) {
-      p.await(wake);
+      n = Math.min(slots, p.awaitIfEmpty(wake));
     }
     return n;
   }
@@ -53,11 +63,12 @@ final class SendBuffers {
     if (p == null) {
       return own.take();
     }
-    int index = p.take();
+    int slot = own.take();
+    int index = p.take(slot, slotRegion, slotMemory, slotOffset);
     if (index < 0) {
+      own.give(slot);
       throw new IllegalStateException("the loop's send pool is at its cap (LOOP_SEND_BUFFERS)");
     }
-    int slot = own.take();
     slab[slot] = index;
     return slot;
   }
@@ -70,21 +81,23 @@ final class SendBuffers {
     }
     int b = slab[index];
     slab[index] = -1;
+    slotRegion[index] = null;
+    slotMemory[index] = null;
     own.give(index);
     p.give(b);
   }
 
   MemoryRegion region(int index) {
-    return pool != null ? pool.region(slab[index]) : own.region(index);
+    return pool != null ? slotRegion[index] : own.region(index);
   }
 
   MemorySegment memory(int index) {
-    return pool != null ? pool.memory(slab[index]) : own.memory(index);
+    return pool != null ? slotMemory[index] : own.memory(index);
   }
 
   /** Where send buffer {@code index} starts in its chunk's memory and region. */
   long offset(int index) {
-    return pool != null ? pool.offset(slab[index]) : own.offset(index);
+    return pool != null ? slotOffset[index] : own.offset(index);
   }
 
   /** Bytes this connection registered for sends alone (none when pooled). */

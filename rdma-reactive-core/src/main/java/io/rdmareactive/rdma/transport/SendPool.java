@@ -2,6 +2,8 @@ package io.rdmareactive.rdma.transport;
 
 import io.rdmareactive.rdma.verbs.Access;
 import io.rdmareactive.rdma.verbs.ProtectionDomain;
+import io.rdmareactive.rdma.verbs.MemoryRegion;
+import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
 
 /**
@@ -19,6 +21,11 @@ final class SendPool extends LoopBufferPool {
   private final ArrayDeque<Runnable> waiters = new ArrayDeque<>();
   private int users;
   private boolean closed;
+  /**
+   * {@link BufferSlab#available}, kept at each take and give: read with no lock by the drains,
+   * several times per message, where the pool's monitor cost more than the message's copy.
+   */
+  private volatile int available;
 
   /**
    * A pool on {@code pd} of at most {@code maxBuffers} buffers of {@code bufferSize} bytes, trimmed
@@ -27,6 +34,7 @@ final class SendPool extends LoopBufferPool {
   SendPool(ProtectionDomain pd, int bufferSize, int maxBuffers, Timer timer, Runnable releasePd) {
     super(slab(pd, bufferSize, maxBuffers), timer);
     this.releasePd = releasePd;
+    this.available = slab.available();
   }
 
   private static BufferSlab slab(ProtectionDomain pd, int bufferSize, int maxBuffers) {
@@ -55,23 +63,40 @@ final class SendPool extends LoopBufferPool {
     return closed;
   }
 
-  /** Buffers {@link #take} can hand out now. */
-  synchronized int available() {
-    return slab.available();
+  /**
+   * Buffers {@link #take} can hand out now: a reading with no lock, exact for the loop's thread
+   * (the only one that takes, bar a stopped loop's callers) up to buffers given back meanwhile.
+   */
+  int available() {
+    return available;
   }
 
-  /** Takes a buffer; -1 at the cap. */
-  synchronized int take() {
+  /**
+   * Takes a buffer and writes its region, memory and place at {@code slot} of the three arrays,
+   * all under one lock; -1 at the cap.
+   */
+  synchronized int take(int slot, MemoryRegion[] regions, MemorySegment[] memory, long[] offsets) {
     int index = slab.take();
+    available = slab.available();
+    if (index >= 0) {
+      regions[slot] = slab.region(index);
+      memory[slot] = slab.memory(index);
+      offsets[slot] = slab.offset(index);
+    }
     trimLater();
     return index;
   }
 
-  /** Runs {@code wake} once when the next buffer comes back. */
-  synchronized void await(Runnable wake) {
-    if (!waiters.contains(wake)) {
+  /**
+   * Runs {@code wake} once when the next buffer comes back, unless one is available already;
+   * returns how many are, read under the lock that a give takes, so no give is missed between.
+   */
+  synchronized int awaitIfEmpty(Runnable wake) {
+    int n = slab.available();
+    if (n == 0 && !waiters.contains(wake)) {
       waiters.add(wake);
     }
+    return n;
   }
 
   /** Gives buffer {@code index} back, and wakes the connection that waited longest for one. */
@@ -79,6 +104,7 @@ final class SendPool extends LoopBufferPool {
     Runnable w;
     synchronized (this) {
       slab.give(index);
+      available = slab.available();
       w = waiters.poll();
       closeIfDone();
     }

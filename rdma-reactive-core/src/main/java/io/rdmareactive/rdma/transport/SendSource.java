@@ -49,6 +49,8 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
   long sendsPerItem = 1;
   /** Items of the last one's size that coalesce into one SEND (drain state). */
   long itemsPerSend = 1;
+  /** The size those two were worked out for; -1 before the first item (drain state). */
+  long lastSize = -1;
 
   SendSource(ConnectionOperations connection, @Nullable Publisher<?> publisher, @Nullable CoreSubscriber<? super Void> actual,
       Protocol.@Nullable Hello hello, int sendCount) {

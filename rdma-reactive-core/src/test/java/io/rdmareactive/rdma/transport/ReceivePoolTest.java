@@ -51,7 +51,7 @@ class ReceivePoolTest {
     assertThat(pool.posted()).as("its other two reserve grants are backed, not posted").isEqualTo(1 + HEADROOM);
     assertThat(a.promise(3)).isEqualTo(3);
     assertThat(pool.posted()).as("elastic grants are posted, every one").isEqualTo(4 + HEADROOM);
-    assertThat(a.arrived(0)).as("within its grants").isTrue();
+    assertThat(a.arrived(0)).as("within its grants").isNotNull();
     assertThat(pool.posted()).as("refilled at once: one less promised, the headroom kept").isEqualTo(3 + HEADROOM);
     a.unpromise(3);
     assertThat(pool.posted()).as("more posted than needed: nothing is taken back").isEqualTo(3 + HEADROOM);
@@ -92,8 +92,8 @@ class ReceivePoolTest {
     ReceivePool pool = pool(CAP);
     ReceivePool.Member a = pool.join();
     assertThat(a.promise(1)).isEqualTo(1);
-    assertThat(a.arrived(0)).isTrue();
-    assertThat(a.arrived(1)).as("no grant left").isFalse();
+    assertThat(a.arrived(0)).isNotNull();
+    assertThat(a.arrived(1)).as("no grant left").isNull();
     a.give(0);
     a.give(1);
     a.leave();
@@ -148,7 +148,7 @@ class ReceivePoolTest {
     assertThat(peak).as("chunks of 16, 16, 32, 64 back what is posted").isEqualTo(128L * SIZE);
     assertThat(trims).as("a trim is due once the slab grew past a base chunk").hasSize(1);
     for (int i = 0; i < 100; i++) { // the peer spends every grant; the member holds each buffer
-      assertThat(a.arrived(i)).isTrue();
+      assertThat(a.arrived(i)).isNotNull();
     }
     for (int i = 0; i < 100; i++) {
       a.give(i);

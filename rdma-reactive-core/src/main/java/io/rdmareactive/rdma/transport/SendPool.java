@@ -5,6 +5,7 @@ import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import io.rdmareactive.rdma.verbs.MemoryRegion;
 import java.lang.foreign.MemorySegment;
 import java.util.ArrayDeque;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The send buffers of one loop and device (issue 21): connections borrow a buffer per send and
@@ -23,9 +24,11 @@ final class SendPool extends LoopBufferPool {
   private boolean closed;
   /**
    * {@link BufferSlab#available}, kept at each take and give: read with no lock by the drains,
-   * several times per message, where the pool's monitor cost more than the message's copy.
+   * several times per message, where the pool's monitor cost more than the message's copy. Written
+   * with release order under the lock, not as a volatile (a full fence per take and give): a
+   * reading is only a hint, checked again under the lock by {@link #take} and {@link #awaitIfEmpty}.
    */
-  private volatile int available;
+  private final AtomicInteger available = new AtomicInteger();
 
   /**
    * A pool on {@code pd} of at most {@code maxBuffers} buffers of {@code bufferSize} bytes, trimmed
@@ -34,7 +37,7 @@ final class SendPool extends LoopBufferPool {
   SendPool(ProtectionDomain pd, int bufferSize, int maxBuffers, Timer timer, Runnable releasePd) {
     super(slab(pd, bufferSize, maxBuffers), timer);
     this.releasePd = releasePd;
-    this.available = slab.available();
+    available.setRelease(slab.available());
   }
 
   private static BufferSlab slab(ProtectionDomain pd, int bufferSize, int maxBuffers) {
@@ -68,7 +71,7 @@ final class SendPool extends LoopBufferPool {
    * (the only one that takes, bar a stopped loop's callers) up to buffers given back meanwhile.
    */
   int available() {
-    return available;
+    return available.getAcquire();
   }
 
   /**
@@ -77,7 +80,7 @@ final class SendPool extends LoopBufferPool {
    */
   synchronized int take(int slot, MemoryRegion[] regions, MemorySegment[] memory, long[] offsets) {
     int index = slab.take();
-    available = slab.available();
+    available.setRelease(slab.available());
     if (index >= 0) {
       regions[slot] = slab.region(index);
       memory[slot] = slab.memory(index);
@@ -104,7 +107,7 @@ final class SendPool extends LoopBufferPool {
     Runnable w;
     synchronized (this) {
       slab.give(index);
-      available = slab.available();
+      available.setRelease(slab.available());
       w = waiters.poll();
       closeIfDone();
     }

@@ -65,11 +65,13 @@ final class OutboundSender {
 
   /**
    * Moves items from the sources into sends while credits and send buffers allow, and posts the
-   * batch it filled: never kept open for items still to come.
+   * batch it filled: never kept open for items still to come. Returns whether it posted data.
    */
-  void pump() {
+  boolean pump() {
+    long before = poster.dataPosted();
     pumpItems();
     postBatch();
+    return poster.dataPosted() != before;
   }
 
   /** The rendezvous of this connection, both ways' bookkeeping of the sending side. */

@@ -1,0 +1,27 @@
+#!/bin/sh
+# PollSpin variants (snapx knobs): streams (buf64/defaults/reg) then 8 B latency (raw, RSocket), event mode
+J=$1/bin/java
+O=$RDMA_VM_OUT
+P=/work/ping24
+ulimit -l unlimited
+bw() {
+  ib_send_bw -d rxe0 -x 1 -s 65536 -n 3333 -F > $O/bw-s.log 2>&1 &
+  sleep 2; ib_send_bw -d rxe0 -x 1 -s 65536 -n 3333 -F 10.0.0.1 > $O/bw-c.log 2>&1; wait
+  echo "ib_send_bw $1 $(grep -A1 'BW average' $O/bw-c.log | tail -1)" >> $O/info.txt
+}
+drv() {
+  m=$1; v=$2; shift 2
+  timeout 600 $J --enable-native-access=ALL-UNNAMED -XX:-TieredCompilation "$@" -cp $P/drv/o:$(cat $P/cp-x.txt) \
+    io.rdmareactive.benchmarks.Drv $m 10.0.0.1 $O ${ROUNDS:-3} ${COUNT:-2000} > $O/drv-$m-$v.log 2>&1
+  grep -E "^(RES|JFR)" $O/drv-$m-$v.log | sed "s/^/$v /" >> $O/info.txt
+}
+bw 1
+drv ev g20
+drv ev g1 -Drr.growth=1
+drv ev yield -Drr.yield=true
+bw 2
+drv lat g20
+drv lat g1 -Drr.growth=1
+drv lat yield -Drr.yield=true
+bw 3
+cat $O/info.txt

@@ -23,7 +23,8 @@ import org.jspecify.annotations.Nullable;
  * stream's receiver) spins for the configured budget and then sleeps. Under a steady stream its
  * completions come a few hundred microseconds apart, within the grown budget, and spinning
  * through every gap kept a CPU busy that, in the 2-CPU Soft-RoCE VM, the device's own work needs
- * (the 64 KiB stream in 16 KiB fragments ran about 7% slower; session 26).
+ * (the 64 KiB stream in 16 KiB fragments: 3% faster with this rule; see
+ * benchmarks/compare/session26).
  */
 final class PollSpin {
   /** Empty polling rounds between clock reads in {@link #spin()}. */

@@ -28,8 +28,9 @@ import reactor.util.Loggers;
  * nothing left to serve) and it closes its channel when it ends. Handlers join and leave
  * ({@link #register}), ask for drains, hand it tasks ({@link #execute}) and timers
  * ({@link #schedule}) through lock-free queues plus {@link CompletionChannel#wakeup()};
- * everything else (the CQ table, arming state, the timer heap) is owned by the thread. Its bounded
- * wait on the channel notices shutdown even on a provider that cannot wake it.
+ * everything else (the CQ table, arming state, the timer heap) is owned by the thread. It waits on
+ * the channel with a bounded timeout, so that it notices shutdown even on a provider that cannot
+ * wake it.
  *
  * <p>A handler that throws costs its registration, never the loop: the loop and its other CQs go
  * on. Timers are one-shot and cancellable; a cancelled one drops its task at once, so what the task
@@ -166,11 +167,6 @@ public final class CompletionEventLoop extends Thread implements NonBlocking {
     }
     wakeup();
     return t;
-  }
-
-  /** A connection of this loop posted data, on the loop's thread: a reply may come (see PollSpin). */
-  public void dataSent() {
-    spin.dataSent();
   }
 
   /** Whether the calling thread is this loop. */

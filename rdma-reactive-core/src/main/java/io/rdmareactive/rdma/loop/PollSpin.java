@@ -17,14 +17,6 @@ import org.jspecify.annotations.Nullable;
  * configured one. So a request-response whose round trip outlasts the configured budget (large
  * messages, a slow handler, an emulated machine) stops arming, sleeping and waking per message. A
  * configured budget of 1 ms or more does not adapt.
- *
- * <p>Only a loop that posted data since its last spin gave up waits with the grown budget, and
- * only such a spin adapts it: there a reply may be on its way. A loop that only receives (a
- * stream's receiver) spins for the configured budget and then sleeps. Under a steady stream its
- * completions come a few hundred microseconds apart, within the grown budget, and spinning
- * through every gap kept a CPU busy that, in the 2-CPU Soft-RoCE VM, the device's own work needs
- * (the 64 KiB stream in 16 KiB fragments: 3% faster with this rule; see
- * benchmarks/compare/session26).
  */
 final class PollSpin {
   /** Empty polling rounds between clock reads in {@link #spin()}. */
@@ -48,8 +40,6 @@ final class PollSpin {
   /** From that spin's start to the completion event that woke the loop, until its drain shows it delivered; -1: none. */
   private long wokeAfter = -1;
   private final @Nullable IdleStrategy idleStrategy;
-  /** The loop posted data since its last spin gave up: a reply may be on its way ({@link #dataSent}). */
-  private boolean sent;
 
   PollSpin(CompletionEventLoop loop, List<CompletionRegistration> served, long pollBudgetNanos,
       @Nullable IdleStrategy idleStrategy) {
@@ -65,22 +55,6 @@ final class PollSpin {
   /** The budget the next spin has. */
   long budgetNanos() {
     return budgetNanos;
-  }
-
-  /** A connection of the loop posted data: spins wait with the grown budget until one gives up. */
-  void dataSent() {
-    sent = true;
-  }
-
-  /** The budget of a spin beginning now: the grown one only while a reply to the loop's data may come. */
-  long spinBudget() {
-    return sent ? budgetNanos : pollBudgetNanos;
-  }
-
-  /** The spin that began at {@code start} gave up: the wake after it adapts the budget only if it awaited a reply. */
-  void gaveUp(long start) {
-    gaveUpSpinStart = sent ? start : -1;
-    sent = false;
   }
 
   /** The loop's sleep ended with a completion event: times it from the spin that gave up, if one did. */
@@ -127,7 +101,6 @@ final class PollSpin {
     // read every round would slow the polling itself. A timer or the budget's end is noticed at
     // most that many rounds late (microseconds, against timers of milliseconds and more).
     long start = pollBudgetNanos < 0 ? 0 : System.nanoTime();
-    long budget = spinBudget();
     gaveUpSpinStart = -1;
     int rounds = 0;
     for (;;) {
@@ -155,8 +128,8 @@ final class PollSpin {
         if (loop.timers.dueAt(now)) {
           return true;
         }
-        if (pollBudgetNanos >= 0 && now - start >= budget) {
-          gaveUp(start);
+        if (pollBudgetNanos >= 0 && now - start >= budgetNanos) {
+          gaveUpSpinStart = start;
           return false;
         }
       }

@@ -335,8 +335,8 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     if (!closer.disconnected() && !dispatcher.flushedBeforeStart()) { // reposted into a QP in ERROR they would only flush again
       receiver.postReceives();
       if (started) {
-        if (!disposeRequested && sender.pump()) {
-          loop.dataSent(); // its spin may wait longer for the reply
+        if (!disposeRequested) {
+          sender.pump();
         }
         sender.sendCredits();
         switch (keepalive.tick(sender.sendsOutstanding())) {

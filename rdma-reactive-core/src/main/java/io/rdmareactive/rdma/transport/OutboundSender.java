@@ -65,13 +65,11 @@ final class OutboundSender {
 
   /**
    * Moves items from the sources into sends while credits and send buffers allow, and posts the
-   * batch it filled: never kept open for items still to come. Returns whether it posted data.
+   * batch it filled: never kept open for items still to come.
    */
-  boolean pump() {
-    long before = poster.dataPosted();
+  void pump() {
     pumpItems();
     postBatch();
-    return poster.dataPosted() != before;
   }
 
   /** The rendezvous of this connection, both ways' bookkeeping of the sending side. */

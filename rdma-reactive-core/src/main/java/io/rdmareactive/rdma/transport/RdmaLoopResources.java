@@ -43,10 +43,11 @@ import reactor.util.Loggers;
  *   <li>{@link #create(String, int)}: event mode. A loop polls the CQs with demand for a short
  *       budget after the last completion ({@link #DEFAULT_POLL_BUDGET}), then arms the channel and
  *       sleeps, so ping-pong under load pays no kernel wakeup per message and idle loops sleep.
- *       A loop that posted data adapts it: woken soon after its spin gave up, it spins a quarter
- *       longer than that wait, up to 20 times the budget and at most 1 ms; later completions
- *       halve it back (1 ms or more does not adapt). So long round trips (large messages, slow
- *       handlers, an emulated machine) pay no wakeup each; one that only receives keeps the budget.
+ *       The budget adapts: when a completion wakes the loop soon after its spin gave up, the next
+ *       spins last a quarter longer than that wait, up to 20 times the budget and at most 1 ms;
+ *       each completion that comes later than that halves it back (a budget of 1 ms or more does
+ *       not adapt). So round trips longer than the budget (large messages, slow handlers, an
+ *       emulated machine) do not pay a wakeup each either.
  *   <li>{@link #busyPoll(String, int, IdleStrategy)}: a loop never sleeps while it serves a
  *       connection; it polls all its CQs in turn with the idle strategy between empty rounds.
  *   <li>{@link #threadPerConnection(IdleStrategy)}: a busy-polling loop of its own per connection

@@ -65,24 +65,6 @@ class PollSpinBudgetTest {
   }
 
   @Test
-  void onlyALoopThatPostedDataSpinsWithTheGrownBudgetAndAdaptsIt() {
-    PollSpin s = spin(BUDGET);
-    s.adapt(200_000);
-    assertThat(s.spinBudget()).as("nothing posted: a stream receiver's spin").isEqualTo(BUDGET);
-    s.gaveUp(System.nanoTime() - 100_000);
-    s.awoke();
-    s.drained(1);
-    assertThat(s.budgetNanos()).as("a receiver's wake leaves the grown budget as it was").isEqualTo(250_000);
-    s.dataSent();
-    assertThat(s.spinBudget()).as("a reply may be on its way").isEqualTo(250_000);
-    s.gaveUp(System.nanoTime() - 300_000);
-    assertThat(s.spinBudget()).as("the spin that gave up ended the wait for a reply").isEqualTo(BUDGET);
-    s.awoke();
-    s.drained(1);
-    assertThat(s.budgetNanos()).as("the reply came 300 us after its spin began").isGreaterThan(370_000);
-  }
-
-  @Test
   void busyAndNoSpinLoopsDoNotAdapt() {
     PollSpin busy = spin(-1);
     busy.adapt(10_000);

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Session 27: where the guest's CPU goes in an isolated 8 B busy-poll ping-pong, 19b94f5 (old)
+# Session 27 (MODE, REVS and PASSES from the environment; spin, "old s26" and "1 2" as first run): where the guest's CPU goes in an isolated 8 B busy-poll ping-pong, 19b94f5 (old)
 # against HEAD's code (s26): Pong1 native spin, perf (cpu-clock, the guest has no PMU) over 8 s of
 # trials, system-wide, by symbol (JIT'd methods through the JVM's perf map) and by dso.
 J=$1/bin/java
@@ -7,10 +7,10 @@ O=$RDMA_VM_OUT
 P=/work/ping24
 ulimit -l unlimited
 echo 0 > /proc/sys/kernel/kptr_restrict 2>/dev/null; echo -1 > /proc/sys/kernel/perf_event_paranoid 2>/dev/null
-for pass in 1 2; do for r in ${REVS:-old s26}; do
+for pass in ${PASSES:-1 2}; do for r in ${REVS:-old s26}; do
   t=$r-$pass
   $J --enable-native-access=ALL-UNNAMED -XX:-TieredCompilation -Dpong.minWarm=6 -XX:+UnlockDiagnosticVMOptions \
-    -XX:+DumpPerfMapAtExit -cp $P/o-$r:$(cat $P/cp-$r.txt) Pong1 native 10.0.0.1 spin 12 30000 > $O/pong-$t.log 2>&1 &
+    -XX:+DumpPerfMapAtExit -cp $P/o-$r:$(cat $P/cp-$r.txt) Pong1 native 10.0.0.1 ${MODE:-spin} 12 30000 > $O/pong-$t.log 2>&1 &
   jp=$!
   while ! grep -q "^trial 1 p50" $O/pong-$t.log 2>/dev/null; do sleep 0.5; kill -0 $jp 2>/dev/null || break; done
   perf record -a -F 999 -o /tmp/p-$t.data -- sleep 8 > /dev/null 2>&1

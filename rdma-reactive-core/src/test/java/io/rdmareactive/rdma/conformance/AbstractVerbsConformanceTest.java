@@ -770,6 +770,53 @@ public abstract class AbstractVerbsConformanceTest extends ConformanceHooks {
     }
   }
 
+  /**
+   * A list of one request (the native provider posts it alone, with no chain) behaves as any list:
+   * taken, it reads as posted and completes; refused by a full queue, it reads as not posted, says
+   * which function failed, and leaves the queue as it was.
+   */
+  @Test
+  void aListOfOneIsPostedOrRefusedAsAnyList() {
+    int depth = 4;
+    try (TwoCqs t = new TwoCqs(depth)) {
+      ReceiveBatch one = new ReceiveBatch(1, 1);
+      one.add().set(100, t.mr, 1024, 64);
+      t.b.postReceive(one);
+      assertThat(one.posted()).isEqualTo(1);
+      SendBatch send = new SendBatch(1, 1);
+      t.mr.segment().set(ValueLayout.JAVA_BYTE, 0, (byte) 42);
+      send.add().send(7, t.mr, 0, 8);
+      t.a.postSend(send);
+      assertThat(send.posted()).isEqualTo(1);
+      assertThat(new Loopback.Poller(t.cqA).pollAtLeast(1)).extracting(WorkCompletion::wrId).containsExactly(7L);
+      assertThat(new Loopback.Poller(t.cqB).pollAtLeast(1)).extracting(WorkCompletion::wrId).containsExactly(100L);
+      assertThat(t.mr.segment().get(ValueLayout.JAVA_BYTE, 1024)).isEqualTo((byte) 42);
+
+      ReceiveBatch fill = new ReceiveBatch(depth, 1);
+      for (int i = 0; i < depth; i++) {
+        fill.add().set(200 + i, t.mr, 2048 + 64L * i, 64);
+      }
+      t.b.postReceive(fill);
+      one.clear();
+      one.add().set(300, t.mr, 1024, 64);
+      assertQueueFull(() -> t.b.postReceive(one), "ibv_post_recv");
+      assertThat(one.posted()).isZero();
+      SendBatch writes = new SendBatch(depth, 1);
+      long target = t.mr.address() + 4096;
+      for (int i = 0; i < depth; i++) {
+        writes.add().write(10 + i, t.mr, 0, 8, target, t.mr.remoteKey());
+      }
+      t.a.postSend(writes);
+      send.clear();
+      send.add().write(20, t.mr, 0, 8, target, t.mr.remoteKey());
+      assertQueueFull(() -> t.a.postSend(send), "ibv_post_send");
+      assertThat(send.posted()).isZero();
+      assertThat(new Loopback.Poller(t.cqA).pollAtLeast(depth)).extracting(WorkCompletion::wrId)
+          .containsExactly(10L, 11L, 12L, 13L);
+      assertThat(available(t.cqA)).as("the refused request never completes").isEmpty();
+    }
+  }
+
   /** What {@code cq} holds after 50 ms for in-flight work (native) to land. */
   private static List<WorkCompletion> available(CompletionQueue cq) {
     java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(50).toNanos());

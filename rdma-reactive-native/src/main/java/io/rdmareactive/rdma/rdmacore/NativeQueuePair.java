@@ -157,6 +157,11 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
   @Override
   public synchronized void postSend(SendRequest r) {
     ensureOpen();
+    postOne(r);
+  }
+
+  /** One ibv_post_send of {@code r} alone, under this QP's monitor. */
+  private void postOne(SendRequest r) {
     checkSend(r);
     long posted = ledger.beginSend(r.wrId(), r.flags());
     int rc;
@@ -178,6 +183,14 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
   @Override
   public synchronized void postSend(SendBatch batch) {
     ensureOpen();
+    if (batch.size() == 1) {
+      // A lone request (an isolated message, most request-response traffic) is posted as one:
+      // no chain to link and walk, no bad_wr to search; the same checks, ledger and errors.
+      batch.posted(0);
+      postOne(batch.get(0));
+      batch.posted(1);
+      return;
+    }
     try {
       sendList.post(batch, this, badWr);
     } finally {
@@ -252,6 +265,11 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
   @Override
   public synchronized void postReceive(ReceiveRequest r) {
     ensureOpen();
+    postOne(r);
+  }
+
+  /** One ibv_post_recv of {@code r} alone, under this QP's monitor. */
+  private void postOne(ReceiveRequest r) {
     checkReceive(r);
     long posted = ledger.beginReceive();
     int rc;
@@ -272,6 +290,12 @@ final class NativeQueuePair extends AbstractRdmaResource implements QueuePair, N
   @Override
   public synchronized void postReceive(ReceiveBatch batch) {
     ensureOpen();
+    if (batch.size() == 1) { // as postSend(SendBatch): a lone request goes alone
+      batch.posted(0);
+      postOne(batch.get(0));
+      batch.posted(1);
+      return;
+    }
     receiveList.post(batch, this, badWr);
   }
 

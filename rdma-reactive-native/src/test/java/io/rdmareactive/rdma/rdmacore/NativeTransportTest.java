@@ -51,7 +51,7 @@ class NativeTransportTest extends TransportConformance {
      * A handshake that does not finish within HANDSHAKE_TIMEOUT is dropped, and everything made for
      * it is freed (the resource check after each test). 1 ms is shorter than any handshake on rxe0,
      * so each attempt fails, or, where the client saw ESTABLISHED before the server gave up, its
-     * connection ends; none reaches the handler. (The in-memory fabric completes a handshake within
+     * connection ends (at the latest when it sends); none reaches the handler. (The in-memory fabric completes a handshake within
      * the accept, so only a real CM can run this.)
      */
     @Test
@@ -63,6 +63,10 @@ class NativeTransportTest extends TransportConformance {
       for (int i = 0; i < 3; i++) {
         RdmaConnection c = client(server).connect().onErrorResume(e -> Mono.empty()).block(WAIT);
         if (c != null) {
+          // The server's REJ (or DREQ) ends this connection. A REJ is sent once and never resent,
+          // so where it is lost the client learns only when it uses the connection: a send into a
+          // QP that is gone or in ERROR fails after the transport's retries.
+          c.outbound().send(Mono.just(new byte[8])).subscribe(null, e -> { });
           StepVerifier.create(c.onDispose()).as("a connection whose server side was dropped")
               .expectComplete().verify(WAIT);
         }

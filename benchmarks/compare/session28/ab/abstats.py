@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
-"""Per JVM of a within-JVM A/B boot (ab*-info.txt): the median of A and of B over trials 1-11 (trial 0 is
-the first after warm-up and is left out), and B - A; then, per flag and mode, the median of those differences."""
+"""Per JVM of a within-JVM A/B boot (ab*-info.txt): B - A over adjacent pairs of trials (2,3), (4,5) ... (10,11),
+whose sides differ (ABBA order), as their median; the first pair, which holds the trial right after warm-up, is
+left out. A pair is robust to a JVM that switches latency mode between pairs, where medians over all of a side's
+trials are not. Then, per flag and mode, the median of the JVMs' figures."""
 import re, sys, statistics as st
 rows = {}
 for path in sys.argv[1:]:
@@ -9,8 +11,13 @@ for path in sys.argv[1:]:
         if not m: continue
         tag, mode, flag, trials = m.groups()
         t = [(x[0], float(x[1:])) for x in trials.split()]
-        a = st.median(v for k, v in t[1:] if k == 'A'); b = st.median(v for k, v in t[1:] if k == 'B')
-        print(f"{tag:18} {flag:12} {mode:6} A {a:6.2f}  B {b:6.2f}  B-A {b - a:+.2f} us")
-        rows.setdefault((flag, mode), []).append(b - a)
+        d = []
+        for i in range(2, len(t) - 1, 2):
+            (s0, v0), (s1, v1) = t[i], t[i + 1]
+            if s0 != s1:
+                d.append(v1 - v0 if s1 == 'B' else v0 - v1)
+        pm = st.median(d)
+        print(f"{tag:18} {flag:12} {mode:6} pairs {' '.join(f'{x:+.2f}' for x in d)}  B-A {pm:+.2f} us")
+        rows.setdefault((flag, mode), []).append(pm)
 for (flag, mode), d in sorted(rows.items()):
     print(f"{flag:12} {mode:6} JVMs {len(d)}  B-A median {st.median(d):+.2f} us, range {min(d):+.2f} to {max(d):+.2f}")

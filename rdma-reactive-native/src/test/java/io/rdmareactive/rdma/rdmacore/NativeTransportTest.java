@@ -51,8 +51,8 @@ class NativeTransportTest extends TransportConformance {
      * A handshake that does not finish within HANDSHAKE_TIMEOUT is dropped, and everything made for
      * it is freed (the resource check after each test). 1 ms is shorter than any handshake on rxe0,
      * so each attempt fails, or, where the client saw ESTABLISHED before the server gave up, its
-     * connection ends (at the latest when it sends); none reaches the handler. (The in-memory fabric completes a handshake within
-     * the accept, so only a real CM can run this.)
+     * connection ends (at the latest when it sends); none reaches the handler. (The in-memory
+     * fabric completes a handshake within the accept, so only a real CM can run this.)
      */
     @Test
     void aHandshakeOverTheHandshakeTimeoutIsDroppedAndItsResourcesFreed() {

@@ -84,41 +84,17 @@ final class CompletionDispatcher implements CompletionRing.Handler, SendDoorbell
       int immediateData, @Nullable WorkCompletion failed) {
     counters.completionPolled();
     long tag = wrId & TAG;
-    int index = (int) wrId;
     boolean success = status == WorkCompletion.Status.SUCCESS;
-    // A flush before the handshake is done is the handshake failing, and establish() says why: on a
-    // REJECTED or CONNECT_ERROR librdmacm moves the QP to ERROR inside rdma_get_cm_event, so these
-    // flushes can overtake the event. Disconnecting on them would fail establish() with our own
-    // RESET before the CM's REFUSED/UNREACHABLE reaches it.
-    boolean earlyFlush = status == WorkCompletion.Status.WR_FLUSH_ERR && !connection.started();
-    if (!success && !earlyFlush && up()) {
-      counters.completionError(); // flushes after a disconnect are the disconnect, not errors
+    if (!success) {
+      countError(status);
     }
     if (tag == RECV) {
-      if (!success) {
-        receiver.failed(index);
-        if (earlyFlush) {
-          flushedBeforeStart = true; // the handshake's outcome decides; startLocked if it succeeds anyway
-        } else if (up() && connection.failure() == null) {
-          connection.fail(status == WorkCompletion.Status.WR_FLUSH_ERR
-              ? completionFailure("the queue pair went to the error state", null)
-              : completionFailure("a receive failed", new WorkCompletionException(failedRecord(failed, wrId, status))));
-        }
-        return;
+      if (success && byteLength >= 0 && byteLength <= bufferSize) { // NOT_A_SEND is negative
+        keepalive.sign();
+        receiver.received((int) wrId, byteLength, hasImmediate, immediateData);
+      } else {
+        receiveRefused(wrId, status, byteLength, failed);
       }
-      if (byteLength == NOT_A_SEND) {
-        receiver.failed(index); // its buffer holds stale bytes: it goes back, never to the user
-        connection.protocolError("it consumed a receive with an RDMA WRITE with immediate, not a SEND");
-        return;
-      }
-      if (byteLength < 0 || byteLength > bufferSize) {
-        receiver.failed(index);
-        connection.fail(ConnectionOperations.reset("the provider reported a receive of " + byteLength
-            + " bytes into a buffer of " + bufferSize, null));
-        return;
-      }
-      keepalive.sign();
-      receiver.received(index, byteLength, hasImmediate, immediateData);
       return;
     }
     // It retires the unsignaled sends before it too, in order (sendRetired).
@@ -128,22 +104,64 @@ final class CompletionDispatcher implements CompletionRing.Handler, SendDoorbell
       return;
     }
     if (!success) {
-      if (status == WorkCompletion.Status.RNR_RETRY_EXC_ERR) {
-        counters.receiverNotReady();
-      }
-      if (tag == RNDV_READ && status != WorkCompletion.Status.WR_FLUSH_ERR && up()) {
-        // The peer's descriptor named memory its key does not open: it broke the protocol.
-        connection.protocolError("its rendezvous descriptor named memory that an RDMA READ could not read (" + status + ")");
-      }
-      // A send failing because the peer just disconnected is the disconnect, not a fault.
-      if (up() && connection.failure() == null) {
-        connection.fail(completionFailure(tag == KEEPALIVE
-            ? "the peer did not acknowledge a keepalive (it or the path to it is gone)"
-            : "a send failed (the peer is gone or stopped receiving)",
-            new WorkCompletionException(failedRecord(failed, wrId, status))));
-      }
+      sendFailed(wrId, tag, status, failed);
     }
     sender.acknowledge();
+  }
+
+  /** Counts a failed completion as an error unless it is a disconnect's flush, or one before the handshake is done. */
+  private void countError(WorkCompletion.Status status) {
+    if (!earlyFlush(status) && up()) {
+      counters.completionError(); // flushes after a disconnect are the disconnect, not errors
+    }
+  }
+
+  /**
+   * A flush before the handshake is done is the handshake failing, and establish() says why: on a
+   * REJECTED or CONNECT_ERROR librdmacm moves the QP to ERROR inside rdma_get_cm_event, so these
+   * flushes can overtake the event. Disconnecting on them would fail establish() with our own
+   * RESET before the CM's REFUSED/UNREACHABLE reaches it.
+   */
+  private boolean earlyFlush(WorkCompletion.Status status) {
+    return status == WorkCompletion.Status.WR_FLUSH_ERR && !connection.started();
+  }
+
+  /** A receive that failed, or that succeeded with nothing the connection may deliver: its buffer goes back. */
+  private void receiveRefused(long wrId, WorkCompletion.Status status, int byteLength, @Nullable WorkCompletion failed) {
+    int index = (int) wrId;
+    receiver.failed(index); // a failed receive's buffer, or one holding stale bytes: never to the user
+    if (status != WorkCompletion.Status.SUCCESS) {
+      if (earlyFlush(status)) {
+        flushedBeforeStart = true; // the handshake's outcome decides; startLocked if it succeeds anyway
+      } else if (up() && connection.failure() == null) {
+        connection.fail(status == WorkCompletion.Status.WR_FLUSH_ERR
+            ? completionFailure("the queue pair went to the error state", null)
+            : completionFailure("a receive failed", new WorkCompletionException(failedRecord(failed, wrId, status))));
+      }
+    } else if (byteLength == NOT_A_SEND) {
+      connection.protocolError("it consumed a receive with an RDMA WRITE with immediate, not a SEND");
+    } else {
+      connection.fail(ConnectionOperations.reset("the provider reported a receive of " + byteLength
+          + " bytes into a buffer of " + bufferSize, null));
+    }
+  }
+
+  /** A send (retired by now) failed: the connection fails, unless the failure is a disconnect's flush. */
+  private void sendFailed(long wrId, long tag, WorkCompletion.Status status, @Nullable WorkCompletion failed) {
+    if (status == WorkCompletion.Status.RNR_RETRY_EXC_ERR) {
+      counters.receiverNotReady();
+    }
+    if (tag == RNDV_READ && status != WorkCompletion.Status.WR_FLUSH_ERR && up()) {
+      // The peer's descriptor named memory its key does not open: it broke the protocol.
+      connection.protocolError("its rendezvous descriptor named memory that an RDMA READ could not read (" + status + ")");
+    }
+    // A send failing because the peer just disconnected is the disconnect, not a fault.
+    if (up() && connection.failure() == null) {
+      connection.fail(completionFailure(tag == KEEPALIVE
+          ? "the peer did not acknowledge a keepalive (it or the path to it is gone)"
+          : "a send failed (the peer is gone or stopped receiving)",
+          new WorkCompletionException(failedRecord(failed, wrId, status))));
+    }
   }
 
   @Override

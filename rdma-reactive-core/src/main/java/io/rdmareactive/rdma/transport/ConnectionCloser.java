@@ -124,9 +124,12 @@ final class ConnectionCloser {
    * with some, once the close timeout has passed).
    */
   void disconnectIfDue() {
-    if (disconnected) {
-      return;
+    if (!disconnected && (connection.failure() != null || connection.peerDisconnected() || connection.disposeRequested())) {
+      disconnectNow(); // apart: the drain runs the check above each pass, and this seldom
     }
+  }
+
+  private void disconnectNow() {
     Throwable f = connection.failure();
     boolean peerGone = connection.peerDisconnected();
     boolean local = connection.disposeRequested();
@@ -193,9 +196,12 @@ final class ConnectionCloser {
 
   /** Once disconnected and every work request completed (or given up on), frees everything. */
   void closeIfDue() {
-    if (!disconnected || closed) {
-      return;
+    if (disconnected && !closed) {
+      closeNow(); // apart: the drain runs the check above each pass, and this seldom
     }
+  }
+
+  private void closeNow() {
     if ((receiver.posted() > 0 || sender.sendsOutstanding() > 0) && !completionsDead) {
       if (!flushWaitPassed) {
         return; // the flush completions are on their way

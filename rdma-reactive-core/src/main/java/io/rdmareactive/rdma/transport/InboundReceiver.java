@@ -130,8 +130,7 @@ final class InboundReceiver {
     int imm = immediateData;
     boolean first = hasImmediate && fragments.begins(imm); // its header is a length: no grants, no flags
     if (!first && HeaderRules.unframed(hasImmediate, imm)) {
-      buffers.freeReceive(index);
-      connection.protocolError("it sent a SEND without a valid rdma-reactive header (reserved bits set, or no immediate data)");
+      refuse(index, "it sent a SEND without a valid rdma-reactive header (reserved bits set, or no immediate data)");
       return;
     }
     String violation = first ? window.arrivedWithoutGrants() : window.arrived(imm);
@@ -139,8 +138,7 @@ final class InboundReceiver {
       violation = first ? HeaderRules.fragmentViolation(byteLength) : HeaderRules.violation(imm, byteLength);
     }
     if (violation != null) {
-      buffers.freeReceive(index);
-      connection.protocolError(violation);
+      refuse(index, violation);
       return;
     }
     if (!first && (imm & Protocol.CREDIT) != 0) {
@@ -159,6 +157,12 @@ final class InboundReceiver {
     if (!waiting.isEmpty() || !take(index, byteLength, imm)) {
       waiting.add(index, byteLength, imm);
     }
+  }
+
+  /** The SEND in receive buffer {@code index} broke the protocol ({@code violation}): the buffer goes back, the connection fails. */
+  private void refuse(int index, String violation) {
+    buffers.freeReceive(index);
+    connection.protocolError(violation);
   }
 
   /** Takes the receives that waited for budget, in order, as far as it allows now. */
@@ -294,25 +298,7 @@ final class InboundReceiver {
     if (!waiting.isEmpty()) {
       return; // a message waits for budget: the peer gets no credit until it fits
     }
-    int target;
-    if (raw) {
-      target = receiveCount;
-    } else {
-      long wanted = demand.cancelled ? Long.MAX_VALUE : demand.subscriber == null ? 0 : demand.requested.get();
-      // A DONE the peer owes takes a credit: two receives per message awaiting one, as demand
-      // would post, so that its grants reach the update threshold (CreditWindow, rule 2).
-      long forDones = 2L * connection.sender().rendezvous().awaitingDone();
-      wanted = wanted > Long.MAX_VALUE - forDones ? Long.MAX_VALUE : wanted + forDones;
-      long uncovered = Math.max(0, wanted - ready.size());
-      int room = Math.max(0, (shared ? Math.min(bufferCount, lent) : bufferCount) - ready.held());
-      // The reserve is reposted whatever the demand, and each repost is granted: a peer that
-      // spends its last credit too gets it back at once. Messages waiting in place stop that when
-      // they hold every buffer; reassembled ones hold none, so they count as if they did, or a
-      // peer sending fragments to a subscriber without demand would fill the heap, a message per
-      // grant. So at most receiveCount messages ever wait, however they came.
-      target = Math.min(Protocol.RESERVE + (int) Math.min(uncovered, room),
-          receiveCount - ready.held() - ready.heap() - rendezvous.waiting());
-    }
+    int target = raw ? receiveCount : framedTarget();
     while (posted < target && buffers.freeReceives() > 0) {
       int taken = shared ? buffers.promise(target - posted) : receives.post(target - posted); // one ibv_post_recv for the lot
       posted += taken;
@@ -324,6 +310,24 @@ final class InboundReceiver {
         break; // the loop's pool lends no more now; a buffer given back drains again
       }
     }
+  }
+
+  /** How many receives framed mode keeps posted now: the reserve, plus what demand calls for and the budget allows. */
+  private int framedTarget() {
+    long wanted = demand.cancelled ? Long.MAX_VALUE : demand.subscriber == null ? 0 : demand.requested.get();
+    // A DONE the peer owes takes a credit: two receives per message awaiting one, as demand
+    // would post, so that its grants reach the update threshold (CreditWindow, rule 2).
+    long forDones = 2L * connection.sender().rendezvous().awaitingDone();
+    wanted = wanted > Long.MAX_VALUE - forDones ? Long.MAX_VALUE : wanted + forDones;
+    long uncovered = Math.max(0, wanted - ready.size());
+    int room = Math.max(0, (shared ? Math.min(bufferCount, lent) : bufferCount) - ready.held());
+    // The reserve is reposted whatever the demand, and each repost is granted: a peer that
+    // spends its last credit too gets it back at once. Messages waiting in place stop that when
+    // they hold every buffer; reassembled ones hold none, so they count as if they did, or a
+    // peer sending fragments to a subscriber without demand would fill the heap, a message per
+    // grant. So at most receiveCount messages ever wait, however they came.
+    return Math.min(Protocol.RESERVE + (int) Math.min(uncovered, room),
+        receiveCount - ready.held() - ready.heap() - rendezvous.waiting());
   }
 
   /** Posts one receive of the reserve (on a shared queue, promises it: always backed by the pool). */

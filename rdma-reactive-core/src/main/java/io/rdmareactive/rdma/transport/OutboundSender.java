@@ -33,10 +33,7 @@ final class OutboundSender {
   /** Where sources come in, from any thread; the drain takes them and {@link #enqueue}s them. */
   final SendIntake intake;
   private final ArrayDeque<SendSource> sources = new ArrayDeque<>();
-  private final ArrayDeque<SendSource> awaitingAck = new ArrayDeque<>();
-  private long dataCompleted;
-  /** Sequence number of the first data send that failed; sends before it were delivered. */
-  private long firstFailedData = Long.MAX_VALUE;
+  private final SourceAcks acks;
 
   OutboundSender(ConnectionOperations connection, SendDoorbell doorbell, TransportConfig config, RegisteredBuffers buffers,
       CreditWindow window, Fragmenter fragmenter, ConnectionCounters counters) {
@@ -52,6 +49,7 @@ final class OutboundSender {
     this.registered = new RegisteredSends();
     this.rendezvous = new RendezvousSender(connection, poster, buffers, config.get(RdmaOption.CLOSE_TIMEOUT));
     this.rendezvousThreshold = raw ? 0 : config.get(RdmaOption.RENDEZVOUS_THRESHOLD);
+    this.acks = new SourceAcks(rendezvous);
   }
 
   /** Queues a source behind those already sending. */
@@ -87,71 +85,8 @@ final class OutboundSender {
 
   private void pumpItems() {
     for (;;) {
-      if (fragmenter.message() == null) {
-        SendSource src = sources.peek();
-        if (src == null) {
-          return;
-        }
-        if (src.cancelled) {
-          sources.poll();
-          src.terminate();
-          continue;
-        }
-        if (!src.subscribed) {
-          src.subscribed = true;
-          src.publisher.subscribe(src);
-        }
-        Throwable error = src.upstreamError;
-        if (error != null) {
-          sources.poll();
-          src.fail(error);
-          continue;
-        }
-        Object item = src.queue.poll();
-        if (item == null) {
-          if (src.upstreamDone) {
-            sources.poll();
-            postBatch(); // the source's last messages may wait in it
-            src.lastSequence = poster.dataPosted();
-            awaitingAck.add(src);
-            if (dataCompleted >= src.lastSequence) {
-              awaitingAck.remove(src);
-              src.complete();
-            }
-            continue;
-          }
-          // What is queued goes before the request: a request may run upstream work (an echo's
-          // inbound, say) that a lone message must not wait behind.
-          postBatch();
-          requestMore(src);
-          if (src.queue.isEmpty()) {
-            return;
-          }
-          continue;
-        }
-        src.polled++;
-        Object sendable;
-        try {
-          sendable = copier.toSendable(item, fragmenter.chunk());
-        } catch (RuntimeException e) {
-          sources.poll();
-          src.fail(e);
-          continue;
-        }
-        long size = SendCopier.lengthOf(sendable);
-        if (!fragmenter.fits(size)) {
-          SendCopier.release(sendable);
-          sources.poll();
-          src.fail(new MessageTooLargeException(size, fragmenter.maxMessage()));
-          continue;
-        }
-        if (size != src.lastSize || sendable instanceof RegisteredMessage) { // a stream's items tend to be of one size: the divisions once per size
-          src.lastSize = size;
-          src.sendsPerItem = fragmenter.sendsFor(size);
-          src.itemsPerSend = raw || !batches(sendable, size) ? 1
-              : Math.max(1, (fragmenter.chunk() - Protocol.BATCH_COUNT) / (size + Protocol.BATCH_LENGTH));
-        }
-        fragmenter.start(sendable, size);
+      if (fragmenter.message() == null && !startNext()) {
+        return;
       }
       Object current = fragmenter.message();
       boolean progressed = current instanceof RegisteredMessage r && rendezvousThreshold > 0
@@ -167,6 +102,80 @@ final class OutboundSender {
     }
   }
 
+  /**
+   * Starts the next message of the sources in turn, ending those that are done, failed or
+   * cancelled; false when none has one now (demand has gone upstream where it may).
+   */
+  private boolean startNext() {
+    for (;;) {
+      SendSource src = sources.peek();
+      if (src == null) {
+        return false;
+      }
+      if (src.cancelled) {
+        sources.poll();
+        src.terminate();
+        continue;
+      }
+      if (!src.subscribed) {
+        src.subscribed = true;
+        src.publisher.subscribe(src);
+      }
+      Throwable error = src.upstreamError;
+      if (error != null) {
+        sources.poll();
+        src.fail(error);
+        continue;
+      }
+      Object item = src.queue.poll();
+      if (item == null) {
+        if (src.upstreamDone) {
+          sources.poll();
+          postBatch(); // the source's last messages may wait in it
+          acks.posted(src, poster.dataPosted());
+          continue;
+        }
+        // What is queued goes before the request: a request may run upstream work (an echo's
+        // inbound, say) that a lone message must not wait behind.
+        postBatch();
+        requestMore(src);
+        if (src.queue.isEmpty()) {
+          return false;
+        }
+        continue;
+      }
+      src.polled++;
+      Object sendable;
+      try {
+        sendable = copier.toSendable(item, fragmenter.chunk());
+      } catch (RuntimeException e) {
+        sources.poll();
+        src.fail(e);
+        continue;
+      }
+      long size = SendCopier.lengthOf(sendable);
+      if (!fragmenter.fits(size)) {
+        SendCopier.release(sendable);
+        sources.poll();
+        src.fail(new MessageTooLargeException(size, fragmenter.maxMessage()));
+        continue;
+      }
+      if (size != src.lastSize || sendable instanceof RegisteredMessage) { // a stream's items tend to be of one size: the divisions once per size
+        measure(src, sendable, size);
+      }
+      fragmenter.start(sendable, size);
+      return true;
+    }
+  }
+
+  /** What an item of {@code size} bytes takes: SENDs per item, and items per SEND where it coalesces. */
+  private void measure(SendSource src, Object sendable, long size) {
+    src.lastSize = size;
+    src.sendsPerItem = fragmenter.sendsFor(size);
+    src.itemsPerSend = raw || !batches(sendable, size) ? 1
+        : Math.max(1, (fragmenter.chunk() - Protocol.BATCH_COUNT) / (size + Protocol.BATCH_LENGTH));
+  }
+
   /** Whether a message coalesces with others: small enough, and not sent from registered memory (which is never copied). */
   private boolean batches(@Nullable Object sendable, long size) {
     return !(sendable instanceof RegisteredMessage) && BatchWriter.batchable(size, fragmenter.chunk());
@@ -178,15 +187,7 @@ final class OutboundSender {
       return;
     }
     long capacity = raw ? buffers.freeSends() : Math.min(window.dataCapacity(), buffers.freeSends());
-    // Counted in SENDs, not items: an item of n fragments takes n credits. Items are asked for as
-    // many as the last one's size says the credits cover (one until one was seen, at least one
-    // when the sends allow any), so what waits here is about the credits' worth of bytes, not
-    // the credits times MAX_MESSAGE_SIZE that a peer granting and then withholding could pile up.
-    // Messages that coalesce are asked for as many as fit in the SENDs (to the queue's bound).
-    long sends = capacity - fragmenter.sendsLeft();
-    long per = src.sendsPerItem;
-    long items = sends <= 0 ? 0 : src.polled == 0 ? 1 : Math.max(1, per == 1 ? sends : sends / per) * src.itemsPerSend;
-    long want = Math.min(items, src.capacity) - (src.requested - src.polled);
+    long want = src.wanted(capacity - fragmenter.sendsLeft());
     if (want > 0) {
       poster.resume();
       src.requested += want;
@@ -332,13 +333,10 @@ final class OutboundSender {
       if (index >= 0) {
         buffers.freeSend(index);
       }
-      dataCompleted++;
-      registered.retired(dataCompleted);
-      if (!success && firstFailedData == Long.MAX_VALUE) {
-        firstFailedData = dataCompleted;
-      }
+      long sequence = acks.dataSendCompleted(success);
+      registered.retired(sequence);
       if (success) {
-        counters.dataCompleted(dataCompleted);
+        counters.dataCompleted(sequence);
       }
     }
   }
@@ -350,19 +348,14 @@ final class OutboundSender {
 
   /** Completes the sources whose sends have all completed, none of them failed. */
   void acknowledge() {
-    SendSource head;
-    while ((head = awaitingAck.peek()) != null && head.lastSequence <= dataCompleted
-        && head.lastSequence < firstFailedData && rendezvous.settledThrough(head.lastSequence)) {
-      awaitingAck.poll();
-      head.complete();
-    }
+    acks.acknowledge();
   }
 
   /** Disconnecting: drops the message half sent and fails every source not wholly posted. */
   void abandon(Throwable e) {
     Object abandoned = fragmenter.abandon();
     if (abandoned instanceof RegisteredMessage r) {
-      registered.abandoned(r, poster.dataPosted(), dataCompleted);
+      registered.abandoned(r, poster.dataPosted(), acks.dataCompleted());
     } else if (abandoned != null) {
       SendCopier.release(abandoned);
     }
@@ -383,11 +376,7 @@ final class OutboundSender {
 
   /** Closing: fails the sources whose sends never all completed. */
   void failUnacknowledged(Throwable e) {
-    rendezvous.releaseDone();
-    acknowledge(); // the sends of messages the peer read whole succeeded
-    SendSource unacknowledged;
-    while ((unacknowledged = awaitingAck.poll()) != null) {
-      unacknowledged.fail(e);
-    }
+    rendezvous.releaseDone(); // the sends of messages the peer read whole succeeded
+    acks.failUnacknowledged(e);
   }
 }

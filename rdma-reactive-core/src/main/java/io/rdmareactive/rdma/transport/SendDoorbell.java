@@ -134,7 +134,23 @@ final class SendDoorbell {
     }
     Retirement owner = Objects.requireNonNull(this.owner);
     long first = flushed;
-    long inFlight = first - retired; // posted before this list, not yet retired
+    signal(n, first - retired);
+    flushed = first + n;
+    counters.doorbell();
+    try {
+      qp.postSend(batch);
+    } catch (Throwable e) { // rethrown as it is: the post throws nothing checked
+      settle(owner, first, n);
+      throw e;
+    }
+    settle(owner, first, n);
+  }
+
+  /**
+   * Marks which of the {@code n} queued requests ask for a completion; {@code inFlight}: those
+   * posted before them and not yet retired.
+   */
+  private void signal(int n, long inFlight) {
     for (int i = 0; i < n; i++) {
       SendRequest r = batch.get(i);
       boolean signal = i == n - 1 || ++sinceSignaled >= SIGNAL_INTERVAL || inFlight + i + 1 >= depth;
@@ -144,29 +160,36 @@ final class SendDoorbell {
         counters.sendSignaled();
       }
     }
-    flushed = first + n;
-    counters.doorbell();
-    try {
-      qp.postSend(batch);
-    } finally {
-      int taken = batch.posted();
-      boolean lastTakenSignaled = taken > 0 && batch.get(taken - 1).isSignaled();
-      batch.clear();
-      for (long s = first; s < first + n; s++) {
-        int slot = (int) s & mask;
-        if (s >= first + taken) {
-          unposted[slot] = true;
-        } else if (inline[slot]) {
-          owner.inlinePosted(ids[slot]);
-        }
-      }
-      if (taken < n) {
-        if (taken > 0 && !lastTakenSignaled) {
-          postRetirer();
-        }
-        retireUnposted(owner);
+  }
+
+  /**
+   * After the post of the {@code n} requests from sequence {@code first}: gives inline ones' buffers
+   * back, and marks those the post did not take, retiring them as failed (a separate method, not a
+   * finally block, which javac would copy into both exits of the hot {@link #flush}).
+   */
+  private void settle(Retirement owner, long first, int n) {
+    int taken = batch.posted();
+    boolean lastTakenSignaled = taken > 0 && batch.get(taken - 1).isSignaled();
+    batch.clear();
+    for (long s = first; s < first + n; s++) {
+      int slot = (int) s & mask;
+      if (s >= first + taken) {
+        unposted[slot] = true;
+      } else if (inline[slot]) {
+        owner.inlinePosted(ids[slot]);
       }
     }
+    if (taken < n) {
+      partialPost(owner, taken > 0 && !lastTakenSignaled);
+    }
+  }
+
+  /** A post took only part of the list: retires the rest as failed, after a retirer if what was taken ends unsignaled. */
+  private void partialPost(Retirement owner, boolean needsRetirer) {
+    if (needsRetirer) {
+      postRetirer();
+    }
+    retireUnposted(owner);
   }
 
   /**

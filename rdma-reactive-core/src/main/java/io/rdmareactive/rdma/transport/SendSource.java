@@ -62,6 +62,20 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
     this.queue = Queues.get(capacity).get();
   }
 
+  /**
+   * Items to request now that the credits and send buffers allow {@code sends} SENDs (drain
+   * state). Counted in SENDs, not items: an item of n fragments takes n credits. Items are asked
+   * for as many as the last one's size says the credits cover (one until one was seen, at least
+   * one when the sends allow any), so what waits here is about the credits' worth of bytes, not
+   * the credits times MAX_MESSAGE_SIZE that a peer granting and then withholding could pile up.
+   * Messages that coalesce are asked for as many as fit in the SENDs (to the queue's bound).
+   */
+  long wanted(long sends) {
+    long per = sendsPerItem;
+    long items = sends <= 0 ? 0 : polled == 0 ? 1 : Math.max(1, per == 1 ? sends : sends / per) * itemsPerSend;
+    return Math.min(items, capacity) - (requested - polled);
+  }
+
   @Override
   public void onSubscribe(Subscription s) {
     if (Operators.validate(upstream, s)) {

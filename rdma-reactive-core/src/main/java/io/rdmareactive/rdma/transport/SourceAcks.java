@@ -1,6 +1,7 @@
 package io.rdmareactive.rdma.transport;
 
 import java.util.ArrayDeque;
+import java.util.function.LongPredicate;
 
 /**
  * The sources whose items are all posted, each completed, in order, once every data send up to
@@ -9,14 +10,15 @@ import java.util.ArrayDeque;
  * connection's drain.
  */
 final class SourceAcks {
-  private final RendezvousSender rendezvous;
+  /** Whether every rendezvous message whose descriptor is data send {@code sequence} or earlier is released. */
+  private final LongPredicate settledThrough;
   private final ArrayDeque<SendSource> awaiting = new ArrayDeque<>();
   private long dataCompleted;
   /** Sequence number of the first data send that failed; sends before it were delivered. */
   private long firstFailedData = Long.MAX_VALUE;
 
-  SourceAcks(RendezvousSender rendezvous) {
-    this.rendezvous = rendezvous;
+  SourceAcks(LongPredicate settledThrough) {
+    this.settledThrough = settledThrough;
   }
 
   /** The sequence number of the last data send completed (the first is 1). */
@@ -24,14 +26,14 @@ final class SourceAcks {
     return dataCompleted;
   }
 
-  /** {@code src} has all its items posted, its last in data send {@code lastSequence}: it completes when that one has. */
+  /**
+   * {@code src} has all its items posted, its last in data send {@code lastSequence}: it completes
+   * as {@link #acknowledge} says, at once if that allows (its sends may have completed already).
+   */
   void posted(SendSource src, long lastSequence) {
     src.lastSequence = lastSequence;
-    if (dataCompleted >= lastSequence) {
-      src.complete();
-    } else {
-      awaiting.add(src);
-    }
+    awaiting.add(src);
+    acknowledge(); // not complete() outright: a failed send or an unreleased rendezvous holds it too
   }
 
   /** The next data send completed, {@code success} or not; returns its sequence number. */
@@ -43,11 +45,11 @@ final class SourceAcks {
     return dataCompleted;
   }
 
-  /** Completes the sources whose sends have all completed, none of them failed. */
+  /** Completes, in order, the sources whose sends all completed, none failed, and whose rendezvous messages are released. */
   void acknowledge() {
     SendSource head;
     while ((head = awaiting.peek()) != null && head.lastSequence <= dataCompleted
-        && head.lastSequence < firstFailedData && rendezvous.settledThrough(head.lastSequence)) {
+        && head.lastSequence < firstFailedData && settledThrough.test(head.lastSequence)) {
       awaiting.poll();
       head.complete();
     }

@@ -49,7 +49,7 @@ final class OutboundSender {
     this.registered = new RegisteredSends();
     this.rendezvous = new RendezvousSender(connection, poster, buffers, config.get(RdmaOption.CLOSE_TIMEOUT));
     this.rendezvousThreshold = raw ? 0 : config.get(RdmaOption.RENDEZVOUS_THRESHOLD);
-    this.acks = new SourceAcks(rendezvous::settledThrough);
+    this.acks = new SourceAcks(rendezvous);
   }
 
   /** Queues a source behind those already sending. */
@@ -376,7 +376,7 @@ final class OutboundSender {
 
   /** Closing: fails the sources whose sends never all completed. */
   void failUnacknowledged(Throwable e) {
-    rendezvous.releaseDone();
-    acks.failUnacknowledged(e); // completes first those whose sends all succeeded (messages the peer read whole)
+    rendezvous.releaseDone(); // the sends of messages the peer read whole succeeded
+    acks.failUnacknowledged(e);
   }
 }

@@ -1,7 +1,6 @@
 package io.rdmareactive.rdma.transport;
 
 import java.util.ArrayDeque;
-import java.util.function.LongPredicate;
 
 /**
  * The sources whose items are all posted, each completed, in order, once every data send up to
@@ -10,15 +9,14 @@ import java.util.function.LongPredicate;
  * connection's drain.
  */
 final class SourceAcks {
-  /** Whether every rendezvous message whose descriptor is data send {@code sequence} or earlier is released. */
-  private final LongPredicate settledThrough;
+  private final RendezvousSender rendezvous;
   private final ArrayDeque<SendSource> awaiting = new ArrayDeque<>();
   private long dataCompleted;
   /** Sequence number of the first data send that failed; sends before it were delivered. */
   private long firstFailedData = Long.MAX_VALUE;
 
-  SourceAcks(LongPredicate settledThrough) {
-    this.settledThrough = settledThrough;
+  SourceAcks(RendezvousSender rendezvous) {
+    this.rendezvous = rendezvous;
   }
 
   /** The sequence number of the last data send completed (the first is 1). */
@@ -26,14 +24,14 @@ final class SourceAcks {
     return dataCompleted;
   }
 
-  /**
-   * {@code src} has all its items posted, its last in data send {@code lastSequence}: it completes
-   * as {@link #acknowledge} says, at once if that allows (its sends may have completed already).
-   */
+  /** {@code src} has all its items posted, its last in data send {@code lastSequence}: it completes when that one has. */
   void posted(SendSource src, long lastSequence) {
     src.lastSequence = lastSequence;
-    awaiting.add(src);
-    acknowledge(); // not complete() outright: a failed send or an unreleased rendezvous holds it too
+    if (dataCompleted >= lastSequence) {
+      src.complete();
+    } else {
+      awaiting.add(src);
+    }
   }
 
   /** The next data send completed, {@code success} or not; returns its sequence number. */
@@ -45,11 +43,11 @@ final class SourceAcks {
     return dataCompleted;
   }
 
-  /** Completes, in order, the sources whose sends all completed, none failed, and whose rendezvous messages are released. */
+  /** Completes the sources whose sends have all completed, none of them failed. */
   void acknowledge() {
     SendSource head;
     while ((head = awaiting.peek()) != null && head.lastSequence <= dataCompleted
-        && head.lastSequence < firstFailedData && settledThrough.test(head.lastSequence)) {
+        && head.lastSequence < firstFailedData && rendezvous.settledThrough(head.lastSequence)) {
       awaiting.poll();
       head.complete();
     }

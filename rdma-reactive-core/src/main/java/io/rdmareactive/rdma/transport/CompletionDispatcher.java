@@ -109,7 +109,7 @@ final class CompletionDispatcher implements CompletionRing.Handler, SendDoorbell
     sender.acknowledge();
   }
 
-  /** Counts a failed completion as an error unless it is a disconnect's flush, or one before the handshake is done. */
+  /** Counts a failed completion as an error unless either end has disconnected, or it is a flush before the handshake is done. */
   private void countError(WorkCompletion.Status status) {
     if (!earlyFlush(status) && up()) {
       counters.completionError(); // flushes after a disconnect are the disconnect, not errors
@@ -146,7 +146,7 @@ final class CompletionDispatcher implements CompletionRing.Handler, SendDoorbell
     }
   }
 
-  /** A send (retired by now) failed: the connection fails, unless the failure is a disconnect's flush. */
+  /** A send (retired by now) failed: the connection fails, unless either end has disconnected or it failed already. */
   private void sendFailed(long wrId, long tag, WorkCompletion.Status status, @Nullable WorkCompletion failed) {
     if (status == WorkCompletion.Status.RNR_RETRY_EXC_ERR) {
       counters.receiverNotReady();

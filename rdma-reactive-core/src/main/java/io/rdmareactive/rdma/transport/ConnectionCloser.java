@@ -129,6 +129,7 @@ final class ConnectionCloser {
     }
   }
 
+  /** Disconnects now: failed, disconnected by the peer, or disposed (see {@link #disconnectIfDue}). */
   private void disconnectNow() {
     Throwable f = connection.failure();
     boolean peerGone = connection.peerDisconnected();
@@ -167,7 +168,7 @@ final class ConnectionCloser {
     }
     Throwable e = sendError();
     sender.abandon(e);
-    // Sends wholly posted (awaitingAck) succeed or fail by their completions, still to come.
+    // Sources wholly posted (SourceAcks) succeed or fail by their sends' completions, still to come.
     try {
       endpoint.disconnect();
     } catch (RuntimeException ex) {
@@ -201,6 +202,7 @@ final class ConnectionCloser {
     }
   }
 
+  /** Disconnected and not closed: frees everything once every work request completed or was given up on. */
   private void closeNow() {
     if ((receiver.posted() > 0 || sender.sendsOutstanding() > 0) && !completionsDead) {
       if (!flushWaitPassed) {

@@ -376,7 +376,7 @@ final class OutboundSender {
 
   /** Closing: fails the sources whose sends never all completed. */
   void failUnacknowledged(Throwable e) {
-    rendezvous.releaseDone(); // the sends of messages the peer read whole succeeded
-    acks.failUnacknowledged(e);
+    rendezvous.releaseDone();
+    acks.failUnacknowledged(e); // completes first those whose sends all succeeded (messages the peer read whole)
   }
 }

@@ -4,9 +4,10 @@ import java.util.ArrayDeque;
 
 /**
  * The sources whose items are all posted, each completed, in order, once every data send up to
- * its last has completed with none failed and the peer has released its rendezvous messages; and
- * the count of data sends completed that this is judged by. Plain state driven from the
- * connection's drain.
+ * its last has completed with none failed and the peer has released its rendezvous messages
+ * ({@link #acknowledge}); and the count of data sends completed that this is judged by. A source
+ * whose last send completed before its end was seen completes at once ({@link #posted}). Plain
+ * state driven from the connection's drain.
  */
 final class SourceAcks {
   private final RendezvousSender rendezvous;
@@ -24,7 +25,12 @@ final class SourceAcks {
     return dataCompleted;
   }
 
-  /** {@code src} has all its items posted, its last in data send {@code lastSequence}: it completes when that one has. */
+  /**
+   * {@code src} has all its items posted, its last in data send {@code lastSequence}: it completes
+   * when that one has, at once if it has already. That skips {@link #acknowledge}'s checks (a
+   * failed send, an unreleased rendezvous); going through them made three native close and
+   * conformance tests hang (485fa4b, reverted), for a reason not yet found.
+   */
   void posted(SendSource src, long lastSequence) {
     src.lastSequence = lastSequence;
     if (dataCompleted >= lastSequence) {

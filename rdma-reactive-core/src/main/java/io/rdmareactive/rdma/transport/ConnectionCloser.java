@@ -103,6 +103,7 @@ final class ConnectionCloser {
     }
     if (!disconnected) {
       disconnected = true;
+      sendError = connection.failure();
       try {
         endpoint.disconnect();
       } catch (RuntimeException ex) {
@@ -113,6 +114,13 @@ final class ConnectionCloser {
     completionsDead = true;
     dispose(closeTimer);
     dispose(flushTimer);
+    try {
+      Throwable e = sendError();
+      sender.abandon(e);
+      sender.failUnacknowledged(e); // the device has stopped: no send still to complete will
+    } catch (RuntimeException ex) {
+      log.debug("rdma-reactive: a send's subscriber threw as " + connection + " was abandoned", ex);
+    }
     connection.cancelCompletions();
     buffers.deregister();
     releaseRendezvous();
@@ -166,9 +174,16 @@ final class ConnectionCloser {
     } else {
       sendError = new ResourceClosedException(connection.toString());
     }
-    Throwable e = sendError();
-    sender.abandon(e);
-    // Sources wholly posted (SourceAcks) succeed or fail by their sends' completions, still to come.
+    try {
+      sender.abandon(sendError());
+      // Sources wholly posted (SourceAcks) succeed or fail by their sends' completions, still to come.
+    } finally { // also when a send's subscriber threw: this runs once, so the rest must not be skipped
+      disconnectEndpoint();
+    }
+  }
+
+  /** The disconnect proper, and the deadline for the flush completions it brings. */
+  private void disconnectEndpoint() {
     try {
       endpoint.disconnect();
     } catch (RuntimeException ex) {
@@ -231,7 +246,15 @@ final class ConnectionCloser {
     }
     closed = true;
     dispose(flushTimer);
-    sender.failUnacknowledged(sendError());
+    try {
+      sender.failUnacknowledged(sendError());
+    } finally { // also when a send's subscriber threw: this runs once, so nothing may stay unfreed
+      freeAll();
+    }
+  }
+
+  /** Closing, the sources ended: frees the buffers, the keys and the endpoint, and tells the subscriber. */
+  private void freeAll() {
     // What waits for the subscriber moves off the registered memory, which goes now.
     receiver.rescue(connection.peerDisconnected() && !connection.disposeRequested() && connection.failure() == null);
     connection.cancelCompletions();

@@ -49,7 +49,7 @@ final class OutboundSender {
     this.registered = new RegisteredSends();
     this.rendezvous = new RendezvousSender(connection, poster, buffers, config.get(RdmaOption.CLOSE_TIMEOUT));
     this.rendezvousThreshold = raw ? 0 : config.get(RdmaOption.RENDEZVOUS_THRESHOLD);
-    this.acks = new SourceAcks(rendezvous);
+    this.acks = new SourceAcks(rendezvous::settledThrough);
   }
 
   /** Queues a source behind those already sending. */
@@ -281,12 +281,12 @@ final class OutboundSender {
       if (!rendezvous.send(m)) {
         return false;
       }
-    } catch (RuntimeException ex) {
+    } catch (RendezvousSender.Unexposable ex) { // a post failing is the connection's failure, and goes on up
       fragmenter.abandon();
       m.release();
       SendSource src = sources.poll();
       if (src != null) {
-        src.fail(ex);
+        src.fail(ex.getCause());
       }
       return true;
     }
@@ -363,10 +363,7 @@ final class OutboundSender {
     if (open >= 0) {
       buffers.freeSend(open);
     }
-    SendSource s;
-    while ((s = sources.poll()) != null) {
-      s.fail(e);
-    }
+    SendSource.failAll(sources, e);
   }
 
   /** The queue pair is destroyed: see {@link RegisteredSends#releaseAll}. */

@@ -28,6 +28,13 @@ import reactor.core.Disposable;
 final class RendezvousSender {
   private static final Set<Access> READ_ONLY = Set.of(Access.REMOTE_READ);
 
+  /** A message that could not be exposed to the peer (its own failure, not the connection's): the cause says why. */
+  static final class Unexposable extends RuntimeException {
+    Unexposable(RuntimeException cause) {
+      super(cause.getMessage(), cause, false, false);
+    }
+  }
+
   /** One message exposed to the peer. */
   static final class Entry {
     final RegisteredMessage message;
@@ -85,8 +92,8 @@ final class RendezvousSender {
   /**
    * Sends {@code m} by rendezvous: exposes it (a window's bind queued first, where it is one, which
    * executes before the descriptor, in order) and posts its descriptor, one SEND. False, doing
-   * nothing, when out of credits, buffers or send queue room; throws, exposing nothing, when the
-   * exposure fails.
+   * nothing, when out of credits, buffers or send queue room; throws {@link Unexposable}, exposing
+   * nothing, when the exposure fails, and what a post throws (the connection's failure) as it is.
    */
   boolean send(RegisteredMessage m) {
     int index = out.controlBuffer(2);
@@ -98,8 +105,12 @@ final class RendezvousSender {
       e = expose(m, keyRequest);
     } catch (RuntimeException ex) {
       buffers.freeSend(index);
-      throw ex;
+      throw new Unexposable(ex);
     }
+    // Before the posts: a post that throws fails the connection, whose close revokes this key
+    // with the rest (a later sequence is set when the descriptor is posted).
+    e.sequence = Long.MAX_VALUE;
+    exposed.add(e);
     if (e.window != null) {
       out.queueLocal(keyRequest); // room checked above
     }
@@ -179,7 +190,6 @@ final class RendezvousSender {
   /** {@code e}'s descriptor is data send {@code sequence}: its deadline starts. */
   private void posted(Entry e, long sequence) {
     e.sequence = sequence;
-    exposed.add(e);
     e.timer = connection.schedule(() -> {
       e.expired = true;
       connection.drain();

@@ -174,6 +174,31 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
     }
   }
 
+  /**
+   * Drain only: fails every source {@code sources} holds, in order, also when a subscriber throws
+   * from onError (a Reactive Streams violation): the first such exception is rethrown once every
+   * source has ended, so that the drain still fails the connection for it, and no source is left
+   * without its end.
+   */
+  static void failAll(Queue<SendSource> sources, Throwable t) {
+    RuntimeException thrown = null;
+    SendSource s;
+    while ((s = sources.poll()) != null) {
+      try {
+        s.fail(t);
+      } catch (RuntimeException e) {
+        if (thrown == null) {
+          thrown = e;
+        } else {
+          thrown.addSuppressed(e);
+        }
+      }
+    }
+    if (thrown != null) {
+      throw thrown;
+    }
+  }
+
   /** Drain only: lets go of this source and signals {@code t}, unless it ended already or was cancelled. */
   void fail(Throwable t) {
     if (!terminated.get()) {

@@ -1,23 +1,24 @@
 package io.rdmareactive.rdma.transport;
 
 import java.util.ArrayDeque;
+import java.util.function.LongPredicate;
 
 /**
  * The sources whose items are all posted, each completed, in order, once every data send up to
- * its last has completed with none failed and the peer has released its rendezvous messages
- * ({@link #acknowledge}); and the count of data sends completed that this is judged by. A source
- * whose last send completed before its end was seen completes at once ({@link #posted}). Plain
- * state driven from the connection's drain.
+ * its last has completed with none failed and the peer has released its rendezvous messages; and
+ * the count of data sends completed that this is judged by. Plain state driven from the
+ * connection's drain.
  */
 final class SourceAcks {
-  private final RendezvousSender rendezvous;
+  /** Whether every rendezvous message whose descriptor is data send {@code sequence} or earlier is released. */
+  private final LongPredicate settledThrough;
   private final ArrayDeque<SendSource> awaiting = new ArrayDeque<>();
   private long dataCompleted;
   /** Sequence number of the first data send that failed; sends before it were delivered. */
   private long firstFailedData = Long.MAX_VALUE;
 
-  SourceAcks(RendezvousSender rendezvous) {
-    this.rendezvous = rendezvous;
+  SourceAcks(LongPredicate settledThrough) {
+    this.settledThrough = settledThrough;
   }
 
   /** The sequence number of the last data send completed (the first is 1). */
@@ -27,17 +28,12 @@ final class SourceAcks {
 
   /**
    * {@code src} has all its items posted, its last in data send {@code lastSequence}: it completes
-   * when that one has, at once if it has already. That skips {@link #acknowledge}'s checks (a
-   * failed send, an unreleased rendezvous); going through them made three native close and
-   * conformance tests hang (485fa4b, reverted), for a reason not yet found.
+   * as {@link #acknowledge} says, at once if that allows (its sends may have completed already).
    */
   void posted(SendSource src, long lastSequence) {
     src.lastSequence = lastSequence;
-    if (dataCompleted >= lastSequence) {
-      src.complete();
-    } else {
-      awaiting.add(src);
-    }
+    awaiting.add(src);
+    acknowledge(); // not complete() outright: a failed send or an unreleased rendezvous holds it too
   }
 
   /** The next data send completed, {@code success} or not; returns its sequence number. */
@@ -49,11 +45,11 @@ final class SourceAcks {
     return dataCompleted;
   }
 
-  /** Completes the sources whose sends have all completed, none of them failed. */
+  /** Completes, in order, the sources whose sends all completed, none failed, and whose rendezvous messages are released. */
   void acknowledge() {
     SendSource head;
     while ((head = awaiting.peek()) != null && head.lastSequence <= dataCompleted
-        && head.lastSequence < firstFailedData && rendezvous.settledThrough(head.lastSequence)) {
+        && head.lastSequence < firstFailedData && settledThrough.test(head.lastSequence)) {
       awaiting.poll();
       head.complete();
     }
@@ -61,10 +57,10 @@ final class SourceAcks {
 
   /** Closing: completes those whose sends all completed, and fails the rest with {@code e}. */
   void failUnacknowledged(Throwable e) {
-    acknowledge();
-    SendSource unacknowledged;
-    while ((unacknowledged = awaiting.poll()) != null) {
-      unacknowledged.fail(e);
+    try {
+      acknowledge();
+    } finally {
+      SendSource.failAll(awaiting, e); // also when a subscriber threw from onComplete above
     }
   }
 }

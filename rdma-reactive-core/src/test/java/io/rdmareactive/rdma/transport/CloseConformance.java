@@ -88,6 +88,42 @@ public abstract class CloseConformance extends TransportSuite {
         .verify(WAIT);
   }
 
+  /**
+   * A send's subscriber that throws from onError (a Reactive Streams violation) as its connection
+   * is disposed: the send queued behind it still fails, and the connection still closes and frees
+   * everything.
+   */
+  @Test
+  void aSendSubscriberThrowingFromOnErrorKeepsNoOtherSendNorTheCloseWaiting() {
+    DisposableRdmaServer server = bind(server().handle((in, out) -> in.receive().doOnNext(RdmaMessage::release).then()));
+    RdmaConnection c = connect(client(server));
+    Sinks.Empty<Void> firstSubscribed = Sinks.empty();
+    c.outbound().send(Flux.never().doOnSubscribe(s -> firstSubscribed.tryEmitEmpty()))
+        .subscribe(new reactor.core.CoreSubscriber<Void>() {
+          @Override
+          public void onSubscribe(org.reactivestreams.Subscription s) { }
+
+          @Override
+          public void onNext(Void v) { }
+
+          @Override
+          public void onError(Throwable t) {
+            throw new IllegalStateException("a send's subscriber failing on purpose");
+          }
+
+          @Override
+          public void onComplete() { }
+        });
+    StepVerifier.create(firstSubscribed.asMono()).expectComplete().verify(WAIT);
+    AtomicReference<reactor.core.publisher.SignalType> second = new AtomicReference<>();
+    c.outbound().send(Flux.never()).doFinally(second::set).subscribe(null, e -> { });
+    LockSupport.parkNanos(200_000_000L); // the drain takes it in behind the first
+    c.dispose();
+    StepVerifier.create(c.onDispose()).expectComplete().verify(WAIT);
+    await(() -> second.get() != null);
+    assertThat(second.get()).isEqualTo(reactor.core.publisher.SignalType.ON_ERROR);
+  }
+
   @Test
   void cancellingAConnectInProgressFreesEverything() {
     ConnectionProvider cp = fixture().connections();

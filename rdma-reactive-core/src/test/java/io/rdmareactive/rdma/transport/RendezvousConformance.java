@@ -10,10 +10,12 @@ import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.Sinks;
 import reactor.test.StepVerifier;
 
 /**
@@ -143,6 +145,41 @@ public abstract class RendezvousConformance extends RegisteredMemorySuite {
     assertThat(serverSide.get().statistics().bytesRead()).isEqualTo((long) count << 20);
     assertThat(serverSide.get().statistics().bytesCopied()).isZero();
     assertThat(c.statistics().bytesCopied()).isZero();
+  }
+
+  /**
+   * A source whose end is seen only after its descriptor's send completed (a sink completed
+   * later, say) completes as every other does: once the peer READ the message and said DONE, and
+   * not while it may still read the memory.
+   */
+  @Test
+  void aSourceEndingAfterItsDescriptorWasSentCompletesOnlyOnceThePeerReadIt() throws InterruptedException {
+    MemoryRegion region = register(memory.asSlice(0, 1 << 20), true);
+    Sinks.Empty<Void> demand = Sinks.empty();
+    List<byte[]> received = new CopyOnWriteArrayList<>();
+    DisposableRdmaServer server = bind(server().handle((in, out) -> demand.asMono().thenMany(in.receive().map(m -> {
+      byte[] b = m.toByteArray();
+      m.release();
+      return b;
+    })).doOnNext(received::add).then()));
+    RdmaConnection c = connect(client(server).runOn(loops).option(RdmaOption.RENDEZVOUS_THRESHOLD, THRESHOLD));
+    Sinks.Many<RegisteredMessage> source = Sinks.many().unicast().onBackpressureBuffer();
+    RegisteredMessage message = OutboundMessage.of(region, 3, 200_000);
+    AtomicBoolean completed = new AtomicBoolean();
+    AtomicReference<Throwable> failed = new AtomicReference<>();
+    c.outbound().send(source.asFlux()).subscribe(null, failed::set, () -> completed.set(true));
+    source.tryEmitNext(message);
+    await(() -> c.statistics().messagesSent() == 1); // the descriptor's send completed; no subscriber, no READ
+    source.tryEmitComplete();
+    Thread.sleep(500); // the drain sees the end; before the fix, the send completed here
+    assertThat(completed).as("the peer has not read the message yet").isFalse();
+    assertThat(failed.get()).isNull();
+    demand.tryEmitEmpty();
+    await(completed::get);
+    assertThat(failed.get()).isNull();
+    StepVerifier.create(message.released()).expectComplete().verify(WAIT);
+    await(() -> received.size() == 1);
+    assertThat(received.getFirst()).isEqualTo(bytesAt(3, 200_000));
   }
 
   /** A subscriber that cancels: the messages it will not read are dropped unread, and the sender's sends still complete. */

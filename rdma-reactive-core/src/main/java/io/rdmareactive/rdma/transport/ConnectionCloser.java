@@ -104,11 +104,7 @@ final class ConnectionCloser {
     if (!disconnected) {
       disconnected = true;
       sendError = connection.failure();
-      try {
-        endpoint.disconnect();
-      } catch (RuntimeException ex) {
-        log.debug("rdma-reactive: disconnecting " + connection + " failed", ex);
-      }
+      disconnectQuietly();
     }
     closed = true;
     completionsDead = true;
@@ -184,11 +180,7 @@ final class ConnectionCloser {
 
   /** The disconnect proper, and the deadline for the flush completions it brings. */
   private void disconnectEndpoint() {
-    try {
-      endpoint.disconnect();
-    } catch (RuntimeException ex) {
-      log.debug("rdma-reactive: disconnecting " + connection + " failed", ex);
-    }
+    disconnectQuietly();
     flushTimer = connection.schedule(() -> {
       flushWaitPassed = true;
       // Timers run before the loop reads its CQ events: a loop that is behind must not take
@@ -196,6 +188,15 @@ final class ConnectionCloser {
       connection.pollNow();
       connection.drain();
     }, Duration.ofSeconds(FLUSH_WAIT_SECONDS));
+  }
+
+  /** Disconnects the endpoint; a failure to is logged, as the close goes on regardless. */
+  private void disconnectQuietly() {
+    try {
+      endpoint.disconnect();
+    } catch (RuntimeException ex) {
+      log.debug("rdma-reactive: disconnecting " + connection + " failed", ex);
+    }
   }
 
   private static void dispose(@Nullable Disposable timer) {

@@ -26,8 +26,11 @@ import java.util.concurrent.locks.LockSupport;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.reactivestreams.Subscription;
+import reactor.core.CoreSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
+import reactor.core.publisher.SignalType;
 import reactor.core.publisher.Sinks;
 import reactor.test.StepVerifier;
 
@@ -99,9 +102,9 @@ public abstract class CloseConformance extends TransportSuite {
     RdmaConnection c = connect(client(server));
     Sinks.Empty<Void> firstSubscribed = Sinks.empty();
     c.outbound().send(Flux.never().doOnSubscribe(s -> firstSubscribed.tryEmitEmpty()))
-        .subscribe(new reactor.core.CoreSubscriber<Void>() {
+        .subscribe(new CoreSubscriber<Void>() {
           @Override
-          public void onSubscribe(org.reactivestreams.Subscription s) { }
+          public void onSubscribe(Subscription s) { }
 
           @Override
           public void onNext(Void v) { }
@@ -115,13 +118,13 @@ public abstract class CloseConformance extends TransportSuite {
           public void onComplete() { }
         });
     StepVerifier.create(firstSubscribed.asMono()).expectComplete().verify(WAIT);
-    AtomicReference<reactor.core.publisher.SignalType> second = new AtomicReference<>();
+    AtomicReference<SignalType> second = new AtomicReference<>();
     c.outbound().send(Flux.never()).doFinally(second::set).subscribe(null, e -> { });
     LockSupport.parkNanos(200_000_000L); // the drain takes it in behind the first
     c.dispose();
     StepVerifier.create(c.onDispose()).expectComplete().verify(WAIT);
     await(() -> second.get() != null);
-    assertThat(second.get()).isEqualTo(reactor.core.publisher.SignalType.ON_ERROR);
+    assertThat(second.get()).isEqualTo(SignalType.ON_ERROR);
   }
 
   @Test

@@ -66,7 +66,7 @@ final class AsyncEventRouter {
       device.endpoints.add(endpoint);
       return device;
     });
-    loop.execute(() -> {}); // wakes the loop, so the new fd is polled now rather than in up to 100 ms
+    loop.execute(() -> {}); // wakes the loop, so the new fd is polled now (an idle loop sleeps until woken)
   }
 
   /**
@@ -97,7 +97,8 @@ final class AsyncEventRouter {
 
   /**
    * poll(2) on the CM channel, the loop's wakeup eventfd and every watched device's async fd for up
-   * to {@code timeoutMillis}; the devices' events are read and routed before this returns.
+   * to {@code timeoutMillis} (-1: until one is readable); the devices' events are read and routed
+   * before this returns.
    *
    * @return whether anything was readable (false on timeout or EINTR)
    */

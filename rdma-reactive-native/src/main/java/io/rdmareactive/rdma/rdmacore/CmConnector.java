@@ -171,6 +171,11 @@ final class CmConnector {
     return status == 0 ? "" : " (" + (status < 0 ? Native.strerror(-status) : "status " + status) + ")";
   }
 
+  /** On the loop: whether an attempt is under way, whose deadline or cancellation the loop must check. */
+  boolean pending() {
+    return !connecting.isEmpty();
+  }
+
   /** On the loop, every turn: attempts cancelled or past their deadline without an event fail here. */
   void checkDeadlines() {
     if (connecting.isEmpty()) {

@@ -85,6 +85,51 @@ class NativeConnectionProviderTest {
     assertThat(cp).isSameAs(new NativeProvider().connections()).isInstanceOf(NativeConnectionProvider.class);
   }
 
+  /**
+   * With nothing connecting, a CM event loop sleeps until an event, a task or its close wakes it:
+   * an idle process's CM thread does not wake (it turned every 100 ms, taking a vCPU from a busy
+   * poller now and then). Counted by the kernel, in each rdma-cm thread's voluntary context switches.
+   */
+  @Test
+  void anIdleCmLoopDoesNotWake() throws Exception {
+    try (Listener listener = cp.listen(new InetSocketAddress(HOST, 0), new EndpointOptions(1, 1, 0, new byte[0]))) {
+      assertThat(listener.boundAddress().getPort()).isPositive();
+      Thread.sleep(200); // the listen's own work on the loop is done
+      Map<String, Long> before = cmThreadSwitches();
+      assertThat(before).as("rdma-cm threads of this JVM").isNotEmpty();
+      Thread.sleep(700);
+      Map<String, Long> after = cmThreadSwitches();
+      before.forEach((thread, n) -> {
+        Long m = after.get(thread);
+        if (m != null) { // a loop that closed meanwhile has left
+          assertThat(m - n).as("wakeups of idle rdma-cm thread %s in 700 ms", thread).isLessThanOrEqualTo(1);
+        }
+      });
+    }
+  }
+
+  /** Voluntary context switches of this JVM's rdma-cm threads, by thread id (Linux /proc). */
+  private static Map<String, Long> cmThreadSwitches() throws java.io.IOException {
+    Map<String, Long> switches = new java.util.HashMap<>();
+    try (var tasks = java.nio.file.Files.list(java.nio.file.Path.of("/proc/self/task"))) {
+      for (java.nio.file.Path task : tasks.toList()) {
+        try {
+          if (!java.nio.file.Files.readString(task.resolve("comm")).startsWith("rdma-cm-")) {
+            continue;
+          }
+          for (String line : java.nio.file.Files.readAllLines(task.resolve("status"))) {
+            if (line.startsWith("voluntary_ctxt_switches:")) {
+              switches.put(task.getFileName().toString(), Long.parseLong(line.substring(line.indexOf(':') + 1).trim()));
+            }
+          }
+        } catch (java.nio.file.NoSuchFileException gone) {
+          // the thread ended between the listing and the read
+        }
+      }
+    }
+    return switches;
+  }
+
   @Test
   void listenConnectEstablishSendBothWaysAndDisconnect() {
     byte[] hello = "client-hello".getBytes(StandardCharsets.US_ASCII);

@@ -75,7 +75,7 @@ final class AsyncEventRouter {
    * can touch a context that destroying the id may free.
    */
   void unregister(NativeConnectionEndpoint endpoint, MemorySegment verbs) {
-    devices.computeIfPresent(verbs.address(), (address, d) -> {
+    Device left = devices.computeIfPresent(verbs.address(), (address, d) -> {
       d.endpoints.remove(endpoint);
       if (!d.endpoints.isEmpty()) {
         return d;
@@ -83,6 +83,11 @@ final class AsyncEventRouter {
       d.retire();
       return null;
     });
+    if (left == null) {
+      // An idle loop sleeps in poll(2) with the retired fd in its set, and the poll holds the
+      // file: woken, it polls without it, so a device being removed is not kept waiting for it.
+      loop.execute(() -> {});
+    }
   }
 
   /** On the loop, once it stops: every device is let go (no endpoint is left by then). */

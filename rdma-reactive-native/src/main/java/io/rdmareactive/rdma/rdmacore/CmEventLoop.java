@@ -195,7 +195,11 @@ final class CmEventLoop extends AbstractRdmaResource {
         }
         Runnable task;
         while ((task = tasks.poll()) != null) {
-          task.run();
+          try {
+            task.run();
+          } catch (Throwable t) { // the tasks behind it still run: an idle loop sleeps until woken
+            log.error("rdma-cm event loop: a task failed, continuing", t);
+          }
         }
         drainEvents();
         connector.checkDeadlines();

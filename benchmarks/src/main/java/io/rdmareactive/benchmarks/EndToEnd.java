@@ -147,7 +147,7 @@ public final class EndToEnd {
     String header = "End-to-end run of " + LocalDateTime.now().format(DateTimeFormatter.ISO_LOCAL_DATE_TIME)
         + " on " + device + " (" + address + "), " + Runtime.getRuntime().availableProcessors() + " CPUs, Java "
         + Runtime.version() + (System.getenv("RDMA_VM") != null && !"0".equals(System.getenv("RDMA_VM"))
-            ? ", inside the Soft-RoCE VM (QEMU TCG)" : "") + "; rdma-reactive on the " + provider + " provider"
+            ? ", inside the Soft-RoCE VM (QEMU TCG)" : "") + clocksource() + "; rdma-reactive on the " + provider + " provider"
         + ("in-memory".equals(provider) ? " (NOT RDMA: the native provider cannot connect here)" : "")
         + "; " + (quick ? "quick run" : "full run")
         + (missing.isEmpty() ? "" : " (INCOMPLETE: no figures from " + String.join(", ", missing) + ")")
@@ -363,6 +363,19 @@ public final class EndToEnd {
   static void moveAside(Path from, Path to) throws IOException {
     if (Files.exists(from)) {
       Files.move(from, to, StandardCopyOption.REPLACE_EXISTING);
+    }
+  }
+
+  /**
+   * ", clock NAME": the kernel's clocksource, which sets what every System.nanoTime() costs (in
+   * the VM, hpet made each one a system call; scripts/softroce-vm asks for the TSC); "" where
+   * Linux does not say.
+   */
+  private static String clocksource() {
+    try {
+      return ", clock " + Files.readString(Path.of("/sys/devices/system/clocksource/clocksource0/current_clocksource")).strip();
+    } catch (IOException | RuntimeException e) {
+      return "";
     }
   }
 }

@@ -71,7 +71,13 @@ public final class RdmaClient extends RdmaTransport<RdmaClient> {
 
   private record Created(Endpoint endpoint, InetSocketAddress address) {}
 
-  private Mono<RdmaConnection> handshake(TransportConfig c, Endpoint endpoint, InetSocketAddress address,
+  /**
+   * Opens a connection on {@code endpoint}, a connect under way to {@code address}, and completes
+   * with it once the endpoint is established and the peer's hello read, within {@code remaining}:
+   * TIMED_OUT past it, REFUSED with the server's reason. Package-private so that a test can hand
+   * in an endpoint of its own.
+   */
+  Mono<RdmaConnection> handshake(TransportConfig c, Endpoint endpoint, InetSocketAddress address,
       Duration remaining) {
     ConnectionOperations connection = ConnectionOperations.open(endpoint, c, address);
     return endpoint.establish()

@@ -168,10 +168,9 @@ class InMemoryFailurePathTest extends RegisteredMemorySuite {
   }
 
   /**
-   * Connects as {@link RdmaClient#connect()} does, but through a {@link FailingPostEndpoint} over
-   * the provider's endpoint, which fails with {@code failure} once armed: the package's own way in
-   * (ConnectionOperations.open and start), so that a test decorates the verbs a connection posts
-   * to without a hook in the main code.
+   * Connects as {@link RdmaClient#connect()} does, through its own handshake, but over a
+   * {@link FailingPostEndpoint} wrapping the provider's endpoint, which fails with {@code failure}
+   * once armed: a test decorates the verbs a connection posts to without a hook in the main code.
    */
   private FailingPostEndpoint connectThrough(RdmaClient client, RuntimeException failure) {
     TransportConfig config = client.config;
@@ -179,10 +178,8 @@ class InMemoryFailurePathTest extends RegisteredMemorySuite {
     ConnectionProvider provider = config.connectionProvider();
     FailingPostEndpoint endpoint = new FailingPostEndpoint(Objects.requireNonNull(
         provider.connect(address, config.endpointOptions(provider, config.hello()), WAIT).block(WAIT)), failure);
-    ConnectionOperations connection = ConnectionOperations.open(endpoint, config, address);
+    RdmaConnection connection = Objects.requireNonNull(client.handshake(config, endpoint, address, WAIT).block(WAIT));
     clients.add(connection);
-    endpoint.establish().block(WAIT);
-    connection.start(Objects.requireNonNull(Protocol.Hello.decode(endpoint.remotePrivateData())));
     endpoint.connection = connection;
     return endpoint;
   }

@@ -5,6 +5,7 @@ import io.rdmareactive.rdma.ProtocolViolationException;
 import io.rdmareactive.rdma.RdmaException;
 import io.rdmareactive.rdma.loop.CompletionEventLoop;
 import io.rdmareactive.rdma.spi.Endpoint;
+import io.rdmareactive.rdma.verbs.CompletionChannel;
 import io.rdmareactive.rdma.verbs.SharedReceiveQueue;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -149,7 +150,8 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
 
   /**
    * The connection's buffers: its receives from the loop's pool where its QP is on the loop's SRQ,
-   * its sends from the loop's pool where its PD is the loop's.
+   * its sends from the loop's pool where its PD is the loop's, unless it is one of the loop's
+   * first {@link RdmaOption#LOOP_PRIVATE_CONNECTIONS}, which keep their own.
    */
   private RegisteredBuffers buffers(Endpoint endpoint, TransportConfig config, int receiveCount, int sendCount) {
     SharedReceiveQueue srq = endpoint.sharedReceiveQueue();
@@ -157,7 +159,11 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     if (srq != null && pool == null) {
       throw new IllegalStateException(endpoint + " is on " + srq + ", which is not one of its loops' receive pools");
     }
-    SendPool sends = config.loops().sendPools(endpoint.completionQueue().channel(), endpoint.protectionDomain(),
+    CompletionChannel channel = endpoint.completionQueue().channel();
+    // One of its loop's first connections keeps its sends too (its receives then did not go to the SRQ).
+    boolean own = srq == null && channel != null
+        && config.loops().receiveQueues().keepsOwnBuffers(channel, config.get(RdmaOption.LOOP_PRIVATE_CONNECTIONS));
+    SendPool sends = own ? null : config.loops().sendPools(channel, endpoint.protectionDomain(),
         config.bufferSize(), config.get(RdmaOption.LOOP_SEND_BUFFERS));
     return RegisteredBuffers.open(endpoint.protectionDomain(), receiveCount, sendCount, config.bufferSize(), pool, sends,
         () -> {

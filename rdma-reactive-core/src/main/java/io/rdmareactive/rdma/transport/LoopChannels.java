@@ -66,6 +66,12 @@ final class LoopChannels {
     return true;
   }
 
+  /** Endpoints using {@code channel} now; 0 when it is not this loop's. */
+  synchronized int users(CompletionChannel channel) {
+    Entry e = byChannel.get(channel);
+    return e == null ? 0 : e.users;
+  }
+
   /** Channels open on this loop (one per provider and device in use). */
   synchronized int size() {
     return byKey.size();

@@ -160,6 +160,18 @@ public final class RdmaOption<T> {
   public static final RdmaOption<Integer> LOOP_SEND_BUFFERS = new RdmaOption<>("LOOP_SEND_BUFFERS", Integer.class,
       v -> v >= 128 && v <= 1 << 20, "128 .. 1048576", 16_384);
   /**
+   * Connections per loop and device that keep buffers of their own, a receive queue and send
+   * buffers, as on a thread-per-connection loop, before the loop's shared receive queue and send
+   * pool serve the rest (default 2; 0: every connection borrows from the pools). Such a connection
+   * skips the pools' bookkeeping on every message, which an isolated request-response pays on
+   * its critical path (about 2 us one way in event mode on rxe, benchmarks/compare/session32).
+   * What it costs is bounded per loop: at most this many connections' BUFFER_COUNT buffers each
+   * way, registered as used. A connection decides when it is made, counting the connections then
+   * on its loop.
+   */
+  public static final RdmaOption<Integer> LOOP_PRIVATE_CONNECTIONS = new RdmaOption<>("LOOP_PRIVATE_CONNECTIONS",
+      Integer.class, v -> v >= 0 && v <= 1024, "0 .. 1024", 2);
+  /**
    * Raw mode: no framing and no credits, one RDMA SEND per message, every receive buffer posted up
    * front, so that plain librdmacm programs (rdma_client, rdma_server) can be peers. Limits: a
    * message must fit one buffer of the receiver (else the receiver's QP fails), a slow receiver

@@ -66,12 +66,13 @@ public abstract class DataPathConformance extends TransportSuite {
     long oneChunk = (long) Math.max(RegisteredBuffers.MIN_CHUNK_BUFFERS, RegisteredBuffers.CHUNK_BYTES / bufferSize)
         * bufferSize;
     Sinks.One<RdmaConnection> serverSide = Sinks.one();
+    // Both on the loops' pools, whatever else the shared loops serve now (no connection of its own).
     DisposableRdmaServer server = bind(server().option(RdmaOption.BUFFER_SIZE, bufferSize)
-        .option(RdmaOption.BUFFER_COUNT, count)
+        .option(RdmaOption.BUFFER_COUNT, count).option(RdmaOption.LOOP_PRIVATE_CONNECTIONS, 0)
         .doOnConnection(serverSide::tryEmitValue)
         .handle((in, out) -> out.send(in.receive())));
     RdmaConnection c = connect(client(server).option(RdmaOption.BUFFER_SIZE, bufferSize)
-        .option(RdmaOption.BUFFER_COUNT, count));
+        .option(RdmaOption.BUFFER_COUNT, count).option(RdmaOption.LOOP_PRIVATE_CONNECTIONS, 0));
     RdmaConnection s = serverSide.asMono().block(WAIT);
     long otherPools = RdmaLoopResources.shared().registeredSendBytes(); // pools still held for earlier tests' connections
     // Send buffers are borrowed from the loop's pool, and on the loop's shared receive queue the

@@ -48,6 +48,66 @@ public abstract class LoopConformance extends TransportSuite {
         .isLessThanOrEqualTo(4 + 32); // the loops, plus Reactor's bounded-elastic workers for connects
   }
 
+  /**
+   * A loop's first {@code LOOP_PRIVATE_CONNECTIONS} connections keep buffers of their own, the
+   * next ones borrow its send pool (and, with SHARED_RECEIVE_QUEUE, its SRQ); one made after a
+   * private one closed counts the connections on the loop then, so no more than that many keep
+   * their own.
+   */
+  @Test
+  void aLoopsFirstConnectionsKeepTheirOwnBuffersAndTheRestBorrowItsPools() {
+    RdmaLoopResources loops = RdmaLoopResources.create("conf-own", 1);
+    RdmaLoopResources clientLoops = RdmaLoopResources.create("conf-own-client", 1);
+    List<RdmaConnection> served = new java.util.concurrent.CopyOnWriteArrayList<>();
+    DisposableRdmaServer server = bind(server().runOn(loops).option(RdmaOption.LOOP_PRIVATE_CONNECTIONS, 2)
+        .doOnConnection(served::add).handle((in, out) -> out.send(in.receive())));
+    List<RdmaConnection> conns = new ArrayList<>();
+    try {
+      for (int i = 0; i < 2; i++) {
+        conns.add(echoOnce(server, clientLoops));
+        await(() -> served.size() == conns.size());
+        assertThat(served.get(i).statistics().registeredBytes()).as("connection %d's own buffers", i).isPositive();
+        assertThat(loops.registeredSendBytes()).as("the loop's send pool with %d connections", i + 1).isZero();
+        assertThat(loops.sharedReceiveQueueCount()).as("the loop's SRQs with %d connections", i + 1).isZero();
+      }
+      conns.add(echoOnce(server, clientLoops));
+      await(() -> served.size() == 3);
+      assertThat(loops.registeredSendBytes()).as("the third borrows the loop's send pool").isPositive();
+      assertOnPools(loops, served.get(2), served.get(1));
+      conns.remove(0).dispose();
+      served.get(0).onDispose().block(WAIT);
+      conns.add(echoOnce(server, clientLoops));
+      await(() -> served.size() == 4);
+      assertOnPools(loops, served.get(3), served.get(1)); // two were still on the loop when it came
+    } finally {
+      conns.forEach(RdmaConnection::dispose);
+      Flux.fromIterable(conns).flatMap(RdmaConnection::onDispose).then().block(WAIT);
+      clients.removeAll(conns);
+      server.disposeNow(WAIT);
+      servers.remove(server);
+      StepVerifier.create(Mono.when(loops.disposeLater(), clientLoops.disposeLater())).verifyComplete();
+    }
+  }
+
+  /** A connection that echoed one message; the client is on {@code loops}. */
+  private RdmaConnection echoOnce(DisposableRdmaServer server, RdmaLoopResources loops) {
+    RdmaConnection c = connect(client(server).runOn(loops));
+    StepVerifier.create(Mono.when(c.outbound().send(Mono.just(new byte[1024])), c.inbound().receiveBytes().take(1).then()))
+        .expectComplete().verify(WAIT);
+    return c;
+  }
+
+  /** {@code pooled} borrows its loop's buffers, where {@code own} keeps its own. */
+  private static void assertOnPools(RdmaLoopResources loops, RdmaConnection pooled, RdmaConnection own) {
+    if (SHARED_RECEIVE_QUEUE) {
+      assertThat(loops.sharedReceiveQueueCount()).as("the loop's SRQ").isEqualTo(1);
+      assertThat(pooled.statistics().registeredBytes()).as("a pooled connection's own buffers").isZero();
+    } else { // its receives are its own either way: its sends are not
+      assertThat(pooled.statistics().registeredBytes()).as("a pooled connection's own buffers (receives only)")
+          .isLessThan(own.statistics().registeredBytes());
+    }
+  }
+
   @Test
   void manyConnectionsShareTwoBusyPollingLoops() {
     echoOnLoops(RdmaLoopResources.busyPoll("conf-spin", 2, io.rdmareactive.rdma.verbs.IdleStrategy.backoff()),

@@ -26,8 +26,9 @@ public abstract class LoopNeighbourConformance extends TransportSuite {
   private void neighbours(BiConsumer<DisposableRdmaServer, List<RdmaConnection>> rogue) {
     RdmaLoopResources loops = RdmaLoopResources.create("conf-neighbour", 1);
     List<RdmaConnection> served = new CopyOnWriteArrayList<>();
-    DisposableRdmaServer server = bind(server().runOn(loops).doOnConnection(served::add)
-        .handle((in, out) -> out.send(in.receive())));
+    // Every connection on the loop's pools (none of its own), so that the neighbours share them.
+    DisposableRdmaServer server = bind(server().runOn(loops).option(RdmaOption.LOOP_PRIVATE_CONNECTIONS, 0)
+        .doOnConnection(served::add).handle((in, out) -> out.send(in.receive())));
     try {
       rogue.accept(server, served);
       RdmaConnection good = connect(client(server));
@@ -75,7 +76,7 @@ public abstract class LoopNeighbourConformance extends TransportSuite {
     int messages = 40;
     RdmaLoopResources loops = RdmaLoopResources.create("conf-burst", 1);
     DisposableRdmaServer server = bind(server().runOn(loops).option(RdmaOption.BUFFER_COUNT, 1)
-        .handle((in, out) -> out.send(in.receive())));
+        .option(RdmaOption.LOOP_PRIVATE_CONNECTIONS, 0).handle((in, out) -> out.send(in.receive())));
     List<RdmaConnection> all = new CopyOnWriteArrayList<>();
     try {
       Flux.range(0, peers).flatMap(i -> client(server).option(RdmaOption.BUFFER_COUNT, 1).connect(), 8)

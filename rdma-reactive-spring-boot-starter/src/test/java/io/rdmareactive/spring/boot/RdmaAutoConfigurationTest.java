@@ -222,7 +222,9 @@ class RdmaAutoConfigurationTest {
     int[] port = new int[1];
     RdmaConnection[] client = new RdmaConnection[1];
     inMemory.withUserConfiguration(Echo.class).withBean(MeterRegistry.class, () -> registry)
-        .withPropertyValues("rdma.server.host=127.0.0.1", "rdma.server.port=0").run(server -> {
+        // Every connection on its loop's pools (none keeps buffers of its own), whose meters this reads.
+        .withPropertyValues("rdma.server.host=127.0.0.1", "rdma.server.port=0", "rdma.server.loop-private-connections=0")
+        .run(server -> {
           assertThat(server).hasNotFailed();
           server.getBean(RdmaMetrics.class).bindTo(registry);
           server.getBean(RdmaLoopMetrics.class).bindTo(registry);
@@ -237,7 +239,8 @@ class RdmaAutoConfigurationTest {
           assertThat(up.getDetails()).containsEntry("provider", "in-memory").containsEntry("serverRunning", true)
               .containsEntry("portState", "ACTIVE").containsKey("device");
 
-          inMemory.withPropertyValues("rdma.clients.echo.host=127.0.0.1", "rdma.clients.echo.port=" + port[0])
+          inMemory.withPropertyValues("rdma.clients.echo.host=127.0.0.1", "rdma.clients.echo.port=" + port[0],
+                  "rdma.clients.echo.loop-private-connections=0")
               .run(clientCtx -> {
                 RdmaClients clients = clientCtx.getBean(RdmaClients.class);
                 StepVerifier.create(clients.connect("echo").flatMapMany(c -> {

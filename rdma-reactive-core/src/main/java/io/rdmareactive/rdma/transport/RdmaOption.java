@@ -162,15 +162,15 @@ public final class RdmaOption<T> {
   /**
    * Connections per loop and device that keep buffers of their own, a receive queue and send
    * buffers, as on a thread-per-connection loop, before the loop's shared receive queue and send
-   * pool serve the rest (default 2; 0: every connection borrows from the pools). Such a connection
+   * pool serve the rest (default 0: every connection borrows from the pools). Such a connection
    * skips the pools' bookkeeping on every message, which an isolated request-response pays on
-   * its critical path (about 2 us one way in event mode on rxe, benchmarks/compare/session32).
-   * What it costs is bounded per loop: at most this many connections' BUFFER_COUNT buffers each
-   * way, registered as used. A connection decides when it is made, counting the connections then
-   * on its loop.
+   * its critical path (1-2 us one way in event mode on rxe); on rxe an RSocket 4 KiB stream was
+   * slower with it (benchmarks/compare/session32), hence off by default. What it costs is bounded
+   * per loop: at most this many connections' BUFFER_COUNT buffers each way, registered as used. A
+   * connection decides when it is made, counting the connections then on its loop.
    */
   public static final RdmaOption<Integer> LOOP_PRIVATE_CONNECTIONS = new RdmaOption<>("LOOP_PRIVATE_CONNECTIONS",
-      Integer.class, v -> v >= 0 && v <= 1024, "0 .. 1024", 2);
+      Integer.class, v -> v >= 0 && v <= 1024, "0 .. 1024", 0);
   /**
    * Raw mode: no framing and no credits, one RDMA SEND per message, every receive buffer posted up
    * front, so that plain librdmacm programs (rdma_client, rdma_server) can be peers. Limits: a

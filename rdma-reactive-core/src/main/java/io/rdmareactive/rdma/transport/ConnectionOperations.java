@@ -160,8 +160,8 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
       throw new IllegalStateException(endpoint + " is on " + srq + ", which is not one of its loops' receive pools");
     }
     CompletionChannel channel = endpoint.completionQueue().channel();
-    // One of its loop's first connections keeps its sends too (its receives then did not go to the SRQ).
-    boolean own = srq == null && channel != null
+    // Decided now, as its QP's receive queue was when made: one of its loop's first endpoints keeps its sends.
+    boolean own = srq == null
         && config.loops().receiveQueues().keepsOwnBuffers(channel, config.get(RdmaOption.LOOP_PRIVATE_CONNECTIONS));
     SendPool sends = own ? null : config.loops().sendPools(channel, endpoint.protectionDomain(),
         config.bufferSize(), config.get(RdmaOption.LOOP_SEND_BUFFERS));

@@ -99,7 +99,8 @@ public final class RdmaLoopResources implements Disposable {
     this.idleStrategy = idleStrategy;
     this.streamOptions = streamOptions;
     this.domains = new LoopDomains(prefix + " loop resources");
-    this.receiveQueues = new LoopReceiveQueues(domains, this::timerOf, this::users);
+    this.receiveQueues = new LoopReceiveQueues(domains, this::timerOf,
+        channel -> java.util.Arrays.stream(loops).mapToInt(l -> l.users(channel)).sum()); // whichever loop's
     this.sendPools = new LoopSendPools(domains, this::timerOf);
   }
 
@@ -244,14 +245,8 @@ public final class RdmaLoopResources implements Disposable {
    * see {@link ReceivePool}); null for thread-per-connection loops, where it would be one per
    * connection anyway.
    */
-  @Nullable SharedReceiveQueueSource receiveQueues(int bufferSize, int maxBuffers, int headroom,
-      int privateConnections) {
+  @Nullable SharedReceiveQueueSource receiveQueues(int bufferSize, int maxBuffers, int headroom, int privateConnections) {
     return perConnection ? null : receiveQueues.source(bufferSize, maxBuffers, headroom, privateConnections);
-  }
-
-  /** Endpoints on {@code channel} now, whichever loop's it is. */
-  private int users(CompletionChannel channel) {
-    return java.util.Arrays.stream(loops).mapToInt(l -> l.users(channel)).sum();
   }
 
   LoopReceiveQueues receiveQueues() {

@@ -164,10 +164,9 @@ public final class RdmaOption<T> {
    * buffers, as on a thread-per-connection loop, before the loop's shared receive queue and send
    * pool serve the rest (default 0: every connection borrows from the pools). Such a connection
    * skips the pools' bookkeeping on every message, which an isolated request-response pays on
-   * its critical path (1-2 us one way in event mode on rxe); on rxe an RSocket 4 KiB stream was
-   * slower with it (benchmarks/compare/session32), hence off by default. What it costs is bounded
-   * per loop: at most this many connections' BUFFER_COUNT buffers each way, registered as used. A
-   * connection decides when it is made, counting the connections then on its loop.
+   * its critical path. What it costs is bounded per loop: at most this many connections' buffers
+   * each way, registered as used. Each kind is decided once, counting every endpoint then on the
+   * loop's channel, itself included: the receive queue as its QP is made, the sends as it opens.
    */
   public static final RdmaOption<Integer> LOOP_PRIVATE_CONNECTIONS = new RdmaOption<>("LOOP_PRIVATE_CONNECTIONS",
       Integer.class, v -> v >= 0 && v <= 1024, "0 .. 1024", 0);

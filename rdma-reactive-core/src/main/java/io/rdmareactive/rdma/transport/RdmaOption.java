@@ -137,7 +137,8 @@ public final class RdmaOption<T> {
    * with connections. Each connection is guaranteed its credit reserve plus one buffer, and
    * borrows up to BUFFER_COUNT more while the slab has them; a peer sending beyond its grants is
    * failed on its own connection. False, or a device without SRQ, or raw mode or thread-per-
-   * connection loops: each connection has its own receive queue and buffers.
+   * connection loops, or one of a loop's first LOOP_PRIVATE_CONNECTIONS: that connection has its
+   * own receive queue and buffers.
    */
   public static final RdmaOption<Boolean> SHARED_RECEIVE_QUEUE =
       new RdmaOption<>("SHARED_RECEIVE_QUEUE", Boolean.class, v -> true, "true or false", true);

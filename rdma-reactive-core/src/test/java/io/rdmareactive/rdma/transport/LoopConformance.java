@@ -79,6 +79,15 @@ public abstract class LoopConformance extends TransportSuite {
       conns.add(echoOnce(server, clientLoops));
       await(() -> served.size() == 4);
       assertOnPools(loops, served.get(3), served.get(1)); // two were still on the loop when it came
+      long pooledBytes = served.get(3).statistics().registeredBytes();
+      conns.remove(0).dispose(); // the second (its own) and the third (pooled): one is left on the loop
+      conns.remove(0).dispose();
+      served.get(1).onDispose().block(WAIT);
+      served.get(2).onDispose().block(WAIT);
+      conns.add(echoOnce(server, clientLoops));
+      await(() -> served.size() == 5);
+      assertThat(served.get(4).statistics().registeredBytes()).as("a fifth, made with one other on the loop")
+          .isGreaterThan(pooledBytes);
     } finally {
       conns.forEach(RdmaConnection::dispose);
       Flux.fromIterable(conns).flatMap(RdmaConnection::onDispose).then().block(WAIT);

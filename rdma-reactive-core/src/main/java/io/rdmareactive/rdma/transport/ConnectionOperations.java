@@ -5,7 +5,6 @@ import io.rdmareactive.rdma.ProtocolViolationException;
 import io.rdmareactive.rdma.RdmaException;
 import io.rdmareactive.rdma.loop.CompletionEventLoop;
 import io.rdmareactive.rdma.spi.Endpoint;
-import io.rdmareactive.rdma.verbs.CompletionChannel;
 import io.rdmareactive.rdma.verbs.SharedReceiveQueue;
 import java.net.InetSocketAddress;
 import java.time.Duration;
@@ -151,7 +150,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
   /**
    * The connection's buffers: its receives from the loop's pool where its QP is on the loop's SRQ,
    * its sends from the loop's pool where its PD is the loop's, unless it is one of the loop's
-   * first {@link RdmaOption#LOOP_PRIVATE_CONNECTIONS}, which keep their own.
+   * first {@link RdmaOption#LOOP_PRIVATE_CONNECTIONS}, which keep their own send buffers.
    */
   private RegisteredBuffers buffers(Endpoint endpoint, TransportConfig config, int receiveCount, int sendCount) {
     SharedReceiveQueue srq = endpoint.sharedReceiveQueue();
@@ -159,12 +158,8 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     if (srq != null && pool == null) {
       throw new IllegalStateException(endpoint + " is on " + srq + ", which is not one of its loops' receive pools");
     }
-    CompletionChannel channel = endpoint.completionQueue().channel();
-    // Decided now, as its QP's receive queue was when made: one of its loop's first endpoints keeps its sends.
-    boolean own = srq == null
-        && config.loops().receiveQueues().keepsOwnBuffers(channel, config.get(RdmaOption.LOOP_PRIVATE_CONNECTIONS));
-    SendPool sends = own ? null : config.loops().sendPools(channel, endpoint.protectionDomain(),
-        config.bufferSize(), config.get(RdmaOption.LOOP_SEND_BUFFERS));
+    SendPool sends = config.loops().sendPools(endpoint.completionQueue().channel(), endpoint.protectionDomain(),
+        config.bufferSize(), config.get(RdmaOption.LOOP_SEND_BUFFERS), config.get(RdmaOption.LOOP_PRIVATE_CONNECTIONS));
     return RegisteredBuffers.open(endpoint.protectionDomain(), receiveCount, sendCount, config.bufferSize(), pool, sends,
         () -> {
           if (!loop.execute(this::drain)) {

@@ -10,7 +10,6 @@ import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.function.Function;
-import java.util.function.ToIntFunction;
 import org.jspecify.annotations.Nullable;
 import reactor.util.Logger;
 import reactor.util.Loggers;
@@ -26,45 +25,24 @@ final class LoopReceiveQueues {
 
   private final LoopDomains domains;
   private final Function<CompletionChannel, LoopBufferPool.Timer> timers;
-  private final ToIntFunction<CompletionChannel> users;
   private final Map<List<Object>, ReceivePool> byKey = new HashMap<>();
   private final Map<SharedReceiveQueue, ReceivePool> bySrq = new IdentityHashMap<>();
 
-  /**
-   * Pools on {@code domains}' PDs, each trimmed on the timers of its channel's loop ({@code timers});
-   * {@code users} counts the endpoints on a channel.
-   */
-  LoopReceiveQueues(LoopDomains domains, Function<CompletionChannel, LoopBufferPool.Timer> timers,
-      ToIntFunction<CompletionChannel> users) {
+  /** Pools on {@code domains}' PDs, each trimmed on the timers of its channel's loop ({@code timers}). */
+  LoopReceiveQueues(LoopDomains domains, Function<CompletionChannel, LoopBufferPool.Timer> timers) {
     this.domains = domains;
     this.timers = timers;
-    this.users = users;
-  }
-
-  /**
-   * Whether a connection whose CQ is on {@code channel}, made now, keeps buffers of its own rather
-   * than borrowing its loop's ({@link RdmaOption#LOOP_PRIVATE_CONNECTIONS}): the loop serves at
-   * most {@code privateConnections} endpoints on that channel, this one included. So no more than
-   * that many of a loop's connections keep their own: each was among that many when made.
-   */
-  boolean keepsOwnBuffers(CompletionChannel channel, int privateConnections) {
-    int n = privateConnections == 0 ? 0 : users.applyAsInt(channel);
-    return n > 0 && n <= privateConnections;
   }
 
   /**
    * Where endpoints with buffers of {@code bufferSize} bytes get their SRQ: a pool of at most
    * {@code maxBuffers}, with a headroom of {@code headroom}. It answers null (the QP gets its own
-   * receive queue) where the connection keeps its own ({@link #keepsOwnBuffers}), the PD is not one
-   * of these resources' shared ones or the device has no SRQ.
+   * receive queue) where the PD is not one of these resources' shared ones or the device has no SRQ.
    */
-  SharedReceiveQueueSource source(int bufferSize, int maxBuffers, int headroom, int privateConnections) {
+  SharedReceiveQueueSource source(int bufferSize, int maxBuffers, int headroom) {
     return new SharedReceiveQueueSource() {
       @Override
       public @Nullable SharedReceiveQueue acquire(CompletionChannel channel, ProtectionDomain pd) {
-        if (keepsOwnBuffers(channel, privateConnections)) {
-          return null; // one of the loop's first connections: a receive queue of its own
-        }
         return LoopReceiveQueues.this.acquire(channel, pd, bufferSize, maxBuffers, headroom);
       }
 

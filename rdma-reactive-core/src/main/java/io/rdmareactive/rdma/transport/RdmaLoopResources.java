@@ -99,9 +99,9 @@ public final class RdmaLoopResources implements Disposable {
     this.idleStrategy = idleStrategy;
     this.streamOptions = streamOptions;
     this.domains = new LoopDomains(prefix + " loop resources");
-    this.receiveQueues = new LoopReceiveQueues(domains, this::timerOf,
+    this.receiveQueues = new LoopReceiveQueues(domains, this::timerOf);
+    this.sendPools = new LoopSendPools(domains, this::timerOf,
         channel -> java.util.Arrays.stream(loops).mapToInt(l -> l.users(channel)).sum()); // whichever loop's
-    this.sendPools = new LoopSendPools(domains, this::timerOf);
   }
 
   /** {@code loops} event-mode loops named {@code prefix-1..n}, with the default poll budget. */
@@ -245,8 +245,8 @@ public final class RdmaLoopResources implements Disposable {
    * see {@link ReceivePool}); null for thread-per-connection loops, where it would be one per
    * connection anyway.
    */
-  @Nullable SharedReceiveQueueSource receiveQueues(int bufferSize, int maxBuffers, int headroom, int privateConnections) {
-    return perConnection ? null : receiveQueues.source(bufferSize, maxBuffers, headroom, privateConnections);
+  @Nullable SharedReceiveQueueSource receiveQueues(int bufferSize, int maxBuffers, int headroom) {
+    return perConnection ? null : receiveQueues.source(bufferSize, maxBuffers, headroom);
   }
 
   LoopReceiveQueues receiveQueues() {
@@ -254,12 +254,12 @@ public final class RdmaLoopResources implements Disposable {
   }
 
   /**
-   * The send pool, attached, of a connection on {@code channel} with {@code pd}: one per loop,
-   * device and buffer size; null where the PD is not these resources' or each connection has a
-   * loop of its own.
+   * The send pool, attached, of a connection on {@code ch} with {@code pd}: one per loop, device and
+   * buffer size ({@code size}, at most {@code max}); null where the PD is not these resources', each
+   * connection has a loop of its own, or it is one of its loop's first {@code privates} (see LoopSendPools).
    */
-  @Nullable SendPool sendPools(@Nullable CompletionChannel channel, ProtectionDomain pd, int bufferSize, int maxBuffers) {
-    return perConnection || channel == null ? null : sendPools.attach(channel, pd, bufferSize, maxBuffers);
+  @Nullable SendPool sendPools(@Nullable CompletionChannel ch, ProtectionDomain pd, int size, int max, int privates) {
+    return perConnection || ch == null ? null : sendPools.attach(ch, pd, size, max, privates);
   }
 
   /** Bytes of send buffers registered now by these resources' send pools, all loops and devices together. */

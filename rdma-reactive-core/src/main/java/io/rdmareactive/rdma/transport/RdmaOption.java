@@ -137,8 +137,7 @@ public final class RdmaOption<T> {
    * with connections. Each connection is guaranteed its credit reserve plus one buffer, and
    * borrows up to BUFFER_COUNT more while the slab has them; a peer sending beyond its grants is
    * failed on its own connection. False, or a device without SRQ, or raw mode or thread-per-
-   * connection loops, or one of a loop's first LOOP_PRIVATE_CONNECTIONS: that connection has its
-   * own receive queue and buffers.
+   * connection loops: each connection has its own receive queue and buffers.
    */
   public static final RdmaOption<Boolean> SHARED_RECEIVE_QUEUE =
       new RdmaOption<>("SHARED_RECEIVE_QUEUE", Boolean.class, v -> true, "true or false", true);
@@ -161,16 +160,16 @@ public final class RdmaOption<T> {
   public static final RdmaOption<Integer> LOOP_SEND_BUFFERS = new RdmaOption<>("LOOP_SEND_BUFFERS", Integer.class,
       v -> v >= 128 && v <= 1 << 20, "128 .. 1048576", 16_384);
   /**
-   * Connections per loop and device that keep buffers of their own, a receive queue and send
-   * buffers, as on a thread-per-connection loop, before the loop's shared receive queue and send
-   * pool serve the rest (default 0: every connection borrows from the pools). Such a connection
-   * skips the pools' bookkeeping on every message, which an isolated request-response pays on
-   * its critical path. What it costs is bounded per loop: at most this many connections' buffers
-   * each way, registered as used. Each kind is decided once, counting every endpoint then on the
-   * loop's channel, itself included: the receive queue as its QP is made, the sends as it opens.
+   * Connections per loop and device that keep send buffers of their own, as on a
+   * thread-per-connection loop, before the loop's send pool serves the rest (default 2; 0: every
+   * connection borrows). Such a connection skips the pool's take and give on every message, which
+   * an isolated request-response pays on its critical path. What it costs is bounded per loop: at
+   * most this many connections' BUFFER_COUNT send buffers, registered as used. Decided once, as the
+   * connection opens, counting every endpoint then on the loop's channel, itself included. Receives
+   * are not affected: they stay on the loop's shared receive queue.
    */
   public static final RdmaOption<Integer> LOOP_PRIVATE_CONNECTIONS = new RdmaOption<>("LOOP_PRIVATE_CONNECTIONS",
-      Integer.class, v -> v >= 0 && v <= 1024, "0 .. 1024", 0);
+      Integer.class, v -> v >= 0 && v <= 1024, "0 .. 1024", 2);
   /**
    * Raw mode: no framing and no credits, one RDMA SEND per message, every receive buffer posted up
    * front, so that plain librdmacm programs (rdma_client, rdma_server) can be peers. Limits: a

@@ -209,8 +209,7 @@ public final class TransportConfig {
     return new EndpointOptions(sendQueueDepth(), receiveBuffers(), inlineThreshold(), privateData,
         loops().channels(provider), get(RdmaOption.RETRY_COUNT), get(RdmaOption.RNR_RETRY), loops().domains(provider),
         raw() || !get(RdmaOption.SHARED_RECEIVE_QUEUE) ? null
-            : loops().receiveQueues(bufferSize(), get(RdmaOption.LOOP_RECEIVE_BUFFERS), receiveBuffers(),
-                get(RdmaOption.LOOP_PRIVATE_CONNECTIONS)));
+            : loops().receiveQueues(bufferSize(), get(RdmaOption.LOOP_RECEIVE_BUFFERS), receiveBuffers()));
   }
 
   /** The loops given with runOn, else the shared default. */

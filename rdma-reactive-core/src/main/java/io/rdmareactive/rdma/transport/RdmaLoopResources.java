@@ -256,7 +256,7 @@ public final class RdmaLoopResources implements Disposable {
   /**
    * The send pool, attached, of a connection on {@code ch} with {@code pd}: one per loop, device and
    * buffer size ({@code size}, at most {@code max}); null where the PD is not these resources', each
-   * connection has a loop of its own, or it is one of its loop's first {@code privates} (see LoopSendPools).
+   * connection has a loop of its own, or it is one of its loop's first {@code privates} ({@link LoopSendPools}).
    */
   @Nullable SendPool sendPools(@Nullable CompletionChannel ch, ProtectionDomain pd, int size, int max, int privates) {
     return perConnection || ch == null ? null : sendPools.attach(ch, pd, size, max, privates);

@@ -155,7 +155,7 @@ public final class RdmaOption<T> {
    * 256 MiB of 16 KiB buffers at most, registered as used). Connections on loops borrow a send
    * buffer per SEND and give it back on its completion, each at most BUFFER_COUNT at once; one
    * that finds the pool at its cap waits for the next buffer given back. Thread-per-connection
-   * loops: each connection registers its own.
+   * loops, and a loop's first LOOP_PRIVATE_CONNECTIONS: each connection registers its own.
    */
   public static final RdmaOption<Integer> LOOP_SEND_BUFFERS = new RdmaOption<>("LOOP_SEND_BUFFERS", Integer.class,
       v -> v >= 128 && v <= 1 << 20, "128 .. 1048576", 16_384);
@@ -164,9 +164,10 @@ public final class RdmaOption<T> {
    * thread-per-connection loop, before the loop's send pool serves the rest (default 2; 0: every
    * connection borrows). Such a connection skips the pool's take and give on every message, which
    * an isolated request-response pays on its critical path. What it costs is bounded per loop: at
-   * most this many connections' BUFFER_COUNT send buffers, registered as used. Decided once, as the
-   * connection opens, counting every endpoint then on the loop's channel, itself included. Receives
-   * are not affected: they stay on the loop's shared receive queue.
+   * most this many connections' (the largest value in use there) BUFFER_COUNT send buffers,
+   * registered as used and kept until the connection closes. Decided once, as the connection
+   * opens, counting every endpoint then on the loop's channel, itself included. Receives are
+   * unaffected (the loop's shared receive queue where SHARED_RECEIVE_QUEUE gives one).
    */
   public static final RdmaOption<Integer> LOOP_PRIVATE_CONNECTIONS = new RdmaOption<>("LOOP_PRIVATE_CONNECTIONS",
       Integer.class, v -> v >= 0 && v <= 1024, "0 .. 1024", 2);

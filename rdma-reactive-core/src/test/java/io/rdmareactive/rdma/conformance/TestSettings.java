@@ -46,6 +46,15 @@ public final class TestSettings {
     return env("RDMA_SHARED_RECEIVE_QUEUE").map(Boolean::parseBoolean);
   }
 
+  /**
+   * {@code RDMA_LOOP_PRIVATE_CONNECTIONS}: the LOOP_PRIVATE_CONNECTIONS option of the conformance
+   * suites' servers and clients; empty: the option's default. scripts/test-all runs the suites
+   * with its default and, in the pass with the SRQ off, with 0, so that every send borrows the pool.
+   */
+  public static Optional<Integer> loopPrivateConnections() {
+    return env("RDMA_LOOP_PRIVATE_CONNECTIONS").map(Integer::parseInt);
+  }
+
   /** System property {@code rdma.test.pace} (default true): whether stream tests pace their producers. */
   public static boolean pace() {
     return !"false".equals(System.getProperty("rdma.test.pace"));

@@ -47,12 +47,17 @@ public abstract class TransportSuite {
 
   protected RdmaServer server() {
     return RdmaServer.create().host(fixture().host()).port(0).option(RdmaOption.PROVIDER, fixture().provider())
-        .option(RdmaOption.SHARED_RECEIVE_QUEUE, SHARED_RECEIVE_QUEUE);
+        .option(RdmaOption.SHARED_RECEIVE_QUEUE, SHARED_RECEIVE_QUEUE)
+        .option(RdmaOption.LOOP_PRIVATE_CONNECTIONS, LOOP_PRIVATE_CONNECTIONS);
   }
 
   /** The suites' SHARED_RECEIVE_QUEUE: RDMA_SHARED_RECEIVE_QUEUE, else the option's default. */
   protected static final boolean SHARED_RECEIVE_QUEUE = io.rdmareactive.rdma.conformance.TestSettings.sharedReceiveQueue()
       .orElse(RdmaOption.SHARED_RECEIVE_QUEUE.defaultValue());
+
+  /** The suites' LOOP_PRIVATE_CONNECTIONS: RDMA_LOOP_PRIVATE_CONNECTIONS, else the option's default. */
+  protected static final int LOOP_PRIVATE_CONNECTIONS = io.rdmareactive.rdma.conformance.TestSettings
+      .loopPrivateConnections().orElse(RdmaOption.LOOP_PRIVATE_CONNECTIONS.defaultValue());
 
   protected RdmaClient client(DisposableRdmaServer server) {
     return client(server.port());
@@ -60,7 +65,8 @@ public abstract class TransportSuite {
 
   protected RdmaClient client(int port) {
     return RdmaClient.create().host(fixture().host()).port(port).option(RdmaOption.PROVIDER, fixture().provider())
-        .option(RdmaOption.SHARED_RECEIVE_QUEUE, SHARED_RECEIVE_QUEUE).connectTimeout(Duration.ofSeconds(10));
+        .option(RdmaOption.SHARED_RECEIVE_QUEUE, SHARED_RECEIVE_QUEUE)
+        .option(RdmaOption.LOOP_PRIVATE_CONNECTIONS, LOOP_PRIVATE_CONNECTIONS).connectTimeout(Duration.ofSeconds(10));
   }
 
   protected DisposableRdmaServer bind(RdmaServer server) {

@@ -72,6 +72,11 @@ final class LoopChannels {
     return e == null ? 0 : e.users;
   }
 
+  /** Endpoints using this loop's channels now, all devices together. */
+  synchronized int users() {
+    return byKey.values().stream().mapToInt(e -> e.users).sum();
+  }
+
   /** Channels open on this loop (one per provider and device in use). */
   synchronized int size() {
     return byKey.size();

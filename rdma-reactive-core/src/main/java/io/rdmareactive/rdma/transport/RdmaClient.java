@@ -57,16 +57,21 @@ public final class RdmaClient extends RdmaTransport<RdmaClient> {
       long deadline = System.nanoTime() + timeout.toNanos();
       return Mono.fromCallable(() -> Addresses.resolve(c.host(), c.port()))
           .subscribeOn(Schedulers.boundedElastic())
+          .timeout(timeout, Mono.error(() -> timedOut(c, timeout))) // an address it drops holds nothing
           .flatMap(address -> {
             ConnectionProvider provider = c.connectionProvider();
-            return provider.connect(address, c.endpointOptions(provider, c.hello()), timeout)
+            // The provider keeps the rest of the deadline (its contract): a timeout operator here
+            // would drop, unclosed, an endpoint made as it fired.
+            return provider.connect(address, c.endpointOptions(provider, c.hello()), remaining(deadline))
                 .map(endpoint -> new Created(endpoint, address));
           })
-          .timeout(timeout, Mono.error(() -> timedOut(c, timeout)))
           .doOnDiscard(Created.class, created -> created.endpoint().close()) // cancelled before the handshake took it
-          .flatMap(created -> handshake(c, created.endpoint(), created.address(),
-              Duration.ofNanos(Math.max(1, deadline - System.nanoTime()))));
+          .flatMap(created -> handshake(c, created.endpoint(), created.address(), remaining(deadline)));
     });
+  }
+
+  private static Duration remaining(long deadline) {
+    return Duration.ofNanos(Math.max(1, deadline - System.nanoTime()));
   }
 
   private record Created(Endpoint endpoint, InetSocketAddress address) {}

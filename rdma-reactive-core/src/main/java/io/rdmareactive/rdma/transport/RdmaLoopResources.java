@@ -380,11 +380,12 @@ public final class RdmaLoopResources implements Disposable {
 
   /** Completion channels open now (one per loop and device in use, or per connection). */
   public int channelCount() {
-    int n = ownLoops.size();
-    for (LoopChannels l : loops) {
-      n += l.size();
-    }
-    return n;
+    return ownLoops.size() + java.util.Arrays.stream(loops).mapToInt(LoopChannels::size).sum();
+  }
+
+  /** Endpoints holding these loops' channels now: one gives its loop back after its connection's {@code onDispose}. */
+  int endpointCount() {
+    return ownLoops.size() + java.util.Arrays.stream(loops).mapToInt(LoopChannels::users).sum();
   }
 
   @Override

@@ -78,6 +78,25 @@ public abstract class ConnectErrorConformance extends TransportSuite {
     }
   }
 
+  /**
+   * Connects that time out at every stage (resolving the address and the route, making the
+   * endpoint, establishing) free whatever they made: timeouts doubling from 1 ms to 2 s meet each
+   * stage, and the leak check counts what is left. An endpoint made just as the deadline passed
+   * was once dropped unclosed, holding its loop and the loop's SRQ, PD and pools.
+   */
+  @Test
+  void connectsTimingOutAtEveryStageFreeWhatTheyMade() {
+    ConnectionProvider cp = fixture().connections();
+    InetSocketAddress address = new InetSocketAddress(fixture().host(), 0);
+    try (Listener listener = cp.listen(address, new EndpointOptions(4, 4, 0, new byte[0]))) {
+      for (long ms = 1; ms <= 2048; ms *= 2) {
+        StepVerifier.create(client(listener.boundAddress().getPort()).connectTimeout(Duration.ofMillis(ms)).connect())
+            .expectErrorSatisfies(e -> assertReason(e, ConnectionException.Reason.TIMED_OUT))
+            .verify(WAIT);
+      }
+    }
+  }
+
   @Test
   void aFramedClientRefusesARawServer() {
     DisposableRdmaServer server = bind(server().option(RdmaOption.RAW, true));

@@ -14,7 +14,7 @@ import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -37,6 +37,7 @@ final class NativeConnectionProvider implements ConnectionProvider {
   private static final Logger log = Loggers.getLogger(NativeConnectionProvider.class);
   private static final int IDLE_CLOSE_ATTEMPTS = 500;
   private static final long IDLE_CLOSE_RETRY_MILLIS = 20;
+  private static final Object CANCELLED = new Object();
 
   private @Nullable CmEventLoop loop; // guarded by this
   private int users; // guarded by this
@@ -83,13 +84,19 @@ final class NativeConnectionProvider implements ConnectionProvider {
         sink.error(e);
         return;
       }
-      AtomicBoolean cancelled = new AtomicBoolean();
-      // The endpoint installs its own handler; nothing is expected between the route and that.
+      // Who has the endpoint: null while resolving; then the endpoint, once handed to the sink, or
+      // CANCELLED. A cancel that finds the endpoint there came before the sink emitted it, and a
+      // sink cancelled before it emits never does (it drops or discards the value): so it closes it.
+      AtomicReference<Object> handoff = new AtomicReference<>();
       CompletableFuture<CmEndpoint> resolved = l.resolve(address.getAddress().getHostAddress(), address.getPort(),
           timeout, (cm, event) -> log.debug("rdma-cm: {} before the endpoint existed, ignored", event));
       sink.onCancel(() -> {
-        cancelled.set(true);
-        resolved.cancel(false); // the loop destroys the id at its next turn
+        Object had = handoff.getAndSet(CANCELLED);
+        if (had == null) {
+          resolved.cancel(false); // the loop destroys the id at its next turn
+        } else if (had instanceof Endpoint ep) {
+          ep.close();
+        }
       });
       resolved.whenComplete((cm, error) -> {
         if (error != null) {
@@ -108,10 +115,10 @@ final class NativeConnectionProvider implements ConnectionProvider {
           sink.error(t);
           return;
         }
-        if (cancelled.get()) {
-          ep.close();
-        } else {
+        if (handoff.compareAndSet(null, ep)) {
           sink.success(ep);
+        } else {
+          ep.close(); // cancelled while it was made
         }
       });
     });

@@ -85,6 +85,7 @@ public final class RdmaClient extends RdmaTransport<RdmaClient> {
   Mono<RdmaConnection> handshake(TransportConfig c, Endpoint endpoint, InetSocketAddress address,
       Duration remaining) {
     ConnectionOperations connection = ConnectionOperations.open(endpoint, c, address);
+    java.util.concurrent.atomic.AtomicBoolean delivered = new java.util.concurrent.atomic.AtomicBoolean();
     return endpoint.establish()
         .timeout(remaining, Mono.error(() -> timedOut(c, c.connectTimeout())))
         .onErrorMap(e -> refusal(e, endpoint, address))
@@ -109,7 +110,14 @@ public final class RdmaClient extends RdmaTransport<RdmaClient> {
           return (RdmaConnection) connection;
         }))
         .onErrorResume(e -> connection.abort(e))
-        .doOnCancel(() -> connection.abort(new CancellationException("connect cancelled")).subscribe(null, e -> {}));
+        // A cancel before the connection got through to the subscriber (a timeout that dropped it
+        // as it came) frees it; one after (a take on a flatMap over it) leaves it to its holder.
+        .doOnCancel(() -> {
+          if (!delivered.get()) {
+            connection.abort(new CancellationException("connect cancelled")).subscribe(null, e -> {});
+          }
+        })
+        .doAfterTerminate(() -> delivered.set(true));
   }
 
   /** A REFUSED with the server's reason, when its reject carried one. */

@@ -19,6 +19,7 @@ import java.util.function.Consumer;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
 import reactor.core.Disposable;
+import reactor.core.Exceptions;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -43,6 +44,7 @@ import reactor.util.Loggers;
  */
 public final class RdmaServer extends RdmaTransport<RdmaServer> {
   private static final Logger log = Loggers.getLogger(RdmaServer.class);
+  private static final Object CANCELLED = new Object();
 
   private final BiFunction<? super RdmaInbound, ? super RdmaOutbound, ? extends Publisher<Void>> handler;
 
@@ -79,14 +81,36 @@ public final class RdmaServer extends RdmaTransport<RdmaServer> {
    */
   public Mono<DisposableRdmaServer> bind() {
     TransportConfig c = config;
-    return Mono.fromCallable(() -> {
-      InetSocketAddress address = Addresses.resolve(c.host(), c.port());
-      ConnectionProvider provider = c.connectionProvider();
-      Listener listener = provider.listen(address, c.endpointOptions(provider, c.hello()),
-          new ListenLimits(c.get(RdmaOption.MAX_PENDING_HANDSHAKES), c.get(RdmaOption.HANDSHAKE_TIMEOUT),
-              Protocol.Reject.TOO_MANY_HANDSHAKES.encode()));
-      return (DisposableRdmaServer) new Bound(listener);
-    }).subscribeOn(Schedulers.boundedElastic());
+    return Mono.create(sink -> {
+      // Who has the server: null while binding, then the server once handed to the sink, or
+      // CANCELLED. A sink cancelled before it emits never does, so the cancel disposes what it
+      // finds; a server bound after the cancel is disposed where it is made.
+      java.util.concurrent.atomic.AtomicReference<Object> handoff = new java.util.concurrent.atomic.AtomicReference<>();
+      sink.onCancel(() -> {
+        if (handoff.getAndSet(CANCELLED) instanceof DisposableRdmaServer bound) {
+          bound.dispose();
+        }
+      });
+      Schedulers.boundedElastic().schedule(() -> {
+        DisposableRdmaServer bound;
+        try {
+          InetSocketAddress address = Addresses.resolve(c.host(), c.port());
+          ConnectionProvider provider = c.connectionProvider();
+          Listener listener = provider.listen(address, c.endpointOptions(provider, c.hello()),
+              new ListenLimits(c.get(RdmaOption.MAX_PENDING_HANDSHAKES), c.get(RdmaOption.HANDSHAKE_TIMEOUT),
+                  Protocol.Reject.TOO_MANY_HANDSHAKES.encode()));
+          bound = new Bound(listener);
+        } catch (Throwable t) {
+          sink.error(t);
+          return;
+        }
+        if (handoff.compareAndSet(null, bound)) {
+          sink.success(bound);
+        } else {
+          bound.dispose(); // cancelled while it bound
+        }
+      });
+    });
   }
 
   /** {@link #bind()}, waiting up to 30 seconds. Blocks. */
@@ -96,7 +120,31 @@ public final class RdmaServer extends RdmaTransport<RdmaServer> {
 
   /** {@link #bind()}, waiting up to {@code timeout}. Blocks. */
   public DisposableRdmaServer bindNow(Duration timeout) {
-    return Objects.requireNonNull(bind().block(timeout), "bind completed empty");
+    // Not block(timeout): a server that came just as it gave up would be bound and lost.
+    java.util.concurrent.CompletableFuture<DisposableRdmaServer> result = new java.util.concurrent.CompletableFuture<>();
+    Disposable binding = bind().subscribe(bound -> {
+      if (!result.complete(bound)) {
+        bound.dispose(); // it came after the wait gave up
+      }
+    }, result::completeExceptionally);
+    try {
+      return result.get(timeout.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
+    } catch (java.util.concurrent.TimeoutException e) {
+      binding.dispose();
+      if (result.completeExceptionally(e)) {
+        throw new IllegalStateException("binding took longer than " + timeout, e);
+      }
+      return result.join(); // it came meanwhile
+    } catch (java.util.concurrent.ExecutionException e) {
+      throw Exceptions.propagate(e.getCause());
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      binding.dispose();
+      if (!result.completeExceptionally(e)) {
+        result.join().dispose();
+      }
+      throw Exceptions.propagate(e);
+    }
   }
 
   private final class Bound implements DisposableRdmaServer {

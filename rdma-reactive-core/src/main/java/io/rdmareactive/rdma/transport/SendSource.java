@@ -36,6 +36,7 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
   final Queue<Object> queue;
   /** Most items requested and not yet polled: room for a few full batches per drain. */
   final int capacity;
+  private @Nullable Context context; // racy but idempotent: computed from actual's, which is fixed
   volatile @Nullable Subscription upstream;
   volatile boolean upstreamDone;
   volatile @Nullable Throwable upstreamError;
@@ -121,9 +122,20 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
     connection.drain();
   }
 
+  /**
+   * The caller's context, with a discard hook that releases what the publisher's own operators
+   * drop (a {@code publishOn} queue at a cancel, a {@code filter}): those items were given to
+   * send() too, and a view held there would keep its receive buffer. It takes the place of a
+   * discard hook on send()'s Mono, which sees no item; release is idempotent.
+   */
   @Override
   public Context currentContext() {
-    return actual == null ? Context.empty() : actual.currentContext();
+    Context c = context;
+    if (c == null) {
+      c = Operators.enableOnDiscard(actual == null ? Context.empty() : actual.currentContext(), SendSource::release);
+      context = c;
+    }
+    return c;
   }
 
   @Override

@@ -37,6 +37,52 @@ import reactor.test.StepVerifier;
 /** Close and dispose, from either end and mid-stream, and what a disposed connection still answers. */
 public abstract class CloseConformance extends TransportSuite {
 
+  /**
+   * A cancel that reaches connect() after its connection got through (a take over a flatMap on
+   * it) leaves the connection to whoever holds it: it stays open and sends.
+   */
+  @Test
+  void aCancelAfterTheConnectionWasHandedOverLeavesItOpen() {
+    DisposableRdmaServer server = bind(server().handle((in, out) -> out.send(in.receive())));
+    AtomicReference<RdmaConnection> held = new AtomicReference<>();
+    StepVerifier.create(client(server).connect().doOnNext(held::set)
+            .flatMapMany(c -> c.outbound().sendString(Mono.just("x")).then().thenMany(c.inbound().receiveString()))
+            .take(1))
+        .expectNext("x").expectComplete().verify(WAIT);
+    RdmaConnection c = held.get();
+    clients.add(c);
+    StepVerifier.create(c.outbound().sendString(Mono.just("y")).then()).expectComplete().verify(WAIT);
+    assertThat(c.isDisposed()).as("a connection its holder did not dispose").isFalse();
+  }
+
+  /**
+   * Binds cancelled at once, before, while or after they bound, lose no server: each is either
+   * handed to its subscriber (which disposes it) or disposed by the cancel, so the port is free
+   * again once the handed ones are disposed.
+   */
+  @Test
+  void bindsCancelledAtAnyMomentLoseNoServer() {
+    DisposableRdmaServer first = server().bindNow();
+    int port = first.port();
+    first.disposeNow(WAIT);
+    List<DisposableRdmaServer> handed = new java.util.concurrent.CopyOnWriteArrayList<>();
+    for (int i = 0; i < 20; i++) {
+      server().port(port).bind().subscribe(handed::add, e -> { }).dispose();
+      LockSupport.parkNanos(i * 200_000L); // so that cancels land before, during and after a bind
+    }
+    AtomicReference<DisposableRdmaServer> again = new AtomicReference<>();
+    await(() -> { // a cancelled bind still under way may hold the port a moment, then frees it
+      handed.forEach(DisposableRdmaServer::dispose);
+      try {
+        again.set(server().port(port).bindNow(WAIT));
+        return true;
+      } catch (ConnectionException e) {
+        return false;
+      }
+    });
+    servers.add(again.get());
+  }
+
   @Test
   void cancellingMidStreamFreesEverything() {
     DisposableRdmaServer server = bind(server().handle((in, out) ->

@@ -108,6 +108,23 @@ public abstract class LargeMessageConformance extends RegisteredMemorySuite {
   }
 
   /**
+   * A message that the publisher given to send() drops itself (here a filter; a publishOn queue
+   * at a cancel alike) was given to send() all the same: it is released, so its memory's lease
+   * ends, and the one sent is released once its SEND completed.
+   */
+  @Test
+  void messagesThePublishersOwnOperatorsDropAreReleased() {
+    DisposableRdmaServer server = bind(server().option(RdmaOption.BUFFER_SIZE, BUFFER)
+        .handle((in, out) -> in.receive().doOnNext(RdmaMessage::release).then()));
+    RdmaConnection c = client(server, BUFFER);
+    RegisteredMessage dropped = OutboundMessage.of(region, 0, BUFFER);
+    RegisteredMessage sent = OutboundMessage.of(region, BUFFER, BUFFER);
+    StepVerifier.create(c.outbound().send(Flux.just(dropped, sent).filter(m -> m == sent))).expectComplete().verify(WAIT);
+    StepVerifier.create(dropped.released()).as("dropped by the filter").expectComplete().verify(WAIT);
+    StepVerifier.create(sent.released()).as("sent").expectComplete().verify(WAIT);
+  }
+
+  /**
    * The length a first fragment declares fills the header bits that other SENDs use as grants,
    * flags and reserved bits (all of them for 2 MiB - 1: 16 grant bits, CREDIT, BATCH, RNDV, DONE
    * and bit 21): it is read as a length, by its place among the SENDs, and the message arrives

@@ -85,7 +85,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
       InboundBudget shared) {
     try {
       return new ConnectionOperations(endpoint, config, address, shared);
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) { // an Error too (out of memory): nothing else would free the endpoint
       try {
         endpoint.close();
       } catch (RuntimeException suppressed) {
@@ -139,7 +139,7 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
         peerDisconnected = true;
         drain();
       });
-    } catch (RuntimeException e) {
+    } catch (RuntimeException | Error e) {
       cancelCompletions();
       buffers.deregister();
       buffers.free();

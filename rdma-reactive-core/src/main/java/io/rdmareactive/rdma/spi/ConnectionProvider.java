@@ -32,7 +32,8 @@ public interface ConnectionProvider {
    * Resolves {@code address} and a route to it within {@code timeout} and creates an endpoint for
    * it (rdma_create_ep): QP in INIT, not yet connected; {@link Endpoint#establish} connects it,
    * sending {@code options}' private data. Nothing is created before subscription; cancelling
-   * frees what was.
+   * frees what was. Past {@code timeout} it fails with TIMED_OUT: the transport puts no timeout of
+   * its own on this step (one would drop an endpoint made as it fired).
    */
   Mono<Endpoint> connect(InetSocketAddress address, EndpointOptions options, Duration timeout);
 

@@ -110,21 +110,21 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
     this.fragmenter = new Fragmenter(bufferSize,
         raw ? Math.min(bufferSize, config.maxMessageSize()) : config.maxMessageSize());
     buffers = buffers(endpoint, config, receiveCount, sendCount);
-    ring = new CompletionRing(receiveCount + config.sendQueueDepth()); // every entry is an outstanding work request
-    // Messages in flight: at most one per send work request (inline sends free their buffer at post).
-    counters = new ConnectionCounters(config.sendQueueDepth());
-    receiver = new InboundReceiver(this, endpoint.queuePair(), config, buffers, window, counters, shared);
-    doorbell = new SendDoorbell(endpoint.queuePair(), config.sendQueueDepth(), counters);
-    sender = new OutboundSender(this, doorbell, config, buffers, window, fragmenter, counters);
-    closer = new ConnectionCloser(this, endpoint, buffers, ring, sender, receiver, counters,
-        config.get(RdmaOption.CLOSE_TIMEOUT));
-    drains = new ConnectionDrain(this, loop, closer);
-    intake = new CompletionIntake(this, ring, closer);
-    keepalive = new Keepalive(this, config.get(RdmaOption.KEEPALIVE_INTERVAL));
-    dispatcher = new CompletionDispatcher(this, endpoint, receiver, sender, doorbell, keepalive, counters, closer,
-        bufferSize);
-    doorbell.retireTo(dispatcher);
-    try {
+    try { // from here on a failure, an Error too, frees the buffers before it leaves
+      ring = new CompletionRing(receiveCount + config.sendQueueDepth()); // every entry is an outstanding work request
+      // Messages in flight: at most one per send work request (inline sends free their buffer at post).
+      counters = new ConnectionCounters(config.sendQueueDepth());
+      receiver = new InboundReceiver(this, endpoint.queuePair(), config, buffers, window, counters, shared);
+      doorbell = new SendDoorbell(endpoint.queuePair(), config.sendQueueDepth(), counters);
+      sender = new OutboundSender(this, doorbell, config, buffers, window, fragmenter, counters);
+      closer = new ConnectionCloser(this, endpoint, buffers, ring, sender, receiver, counters,
+          config.get(RdmaOption.CLOSE_TIMEOUT));
+      drains = new ConnectionDrain(this, loop, closer);
+      intake = new CompletionIntake(this, ring, closer);
+      keepalive = new Keepalive(this, config.get(RdmaOption.KEEPALIVE_INTERVAL));
+      dispatcher = new CompletionDispatcher(this, endpoint, receiver, sender, doorbell, keepalive, counters, closer,
+          bufferSize);
+      doorbell.retireTo(dispatcher);
       // Before the connection is established, as rdma_server.c does: the peer may send at once.
       int initial = raw ? receiveCount : Protocol.RESERVE;
       for (int i = 0; i < initial; i++) {
@@ -281,7 +281,9 @@ final class ConnectionOperations implements RdmaConnection, RdmaInbound, RdmaOut
   }
 
   void cancelCompletions() {
-    intake.cancel();
+    if (intake != null) { // null only when the constructor failed before it was made
+      intake.cancel();
+    }
   }
 
   /** Records the connection's failure, the first one only; the drain acts on it. */

@@ -5,9 +5,10 @@ import io.rdmareactive.rdma.spi.ConnectionProvider;
 import io.rdmareactive.rdma.spi.Endpoint;
 import java.net.InetSocketAddress;
 import java.time.Duration;
-import java.util.Objects;
 import java.util.concurrent.CancellationException;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
 
@@ -48,7 +49,12 @@ public final class RdmaClient extends RdmaTransport<RdmaClient> {
   /**
    * Connects on subscription. Errors are ConnectionExceptions: UNRESOLVED, REFUSED (nobody
    * listens, or the peer is not an rdma-reactive server in the same mode), UNREACHABLE,
-   * TIMED_OUT; whatever was created is freed before the error is signalled. Cancelling frees it too.
+   * TIMED_OUT; whatever was created is freed before the error is signalled. Cancelling frees it too,
+   * up to the moment the connection reaches the subscriber; once there it is the subscriber's to
+   * dispose, and a later cancel (a {@code take} on a {@code flatMapMany} over it) leaves it open.
+   * An operator that cancels as it takes the value ({@code next()}, {@code take(1)} of a Flux made
+   * from this Mono) cannot be told from one that drops it, so the connection is freed then:
+   * compose with {@code flatMap}, or subscribe to the Mono as it is.
    */
   public Mono<RdmaConnection> connect() {
     TransportConfig c = config;
@@ -57,15 +63,17 @@ public final class RdmaClient extends RdmaTransport<RdmaClient> {
       long deadline = System.nanoTime() + timeout.toNanos();
       return Mono.fromCallable(() -> Addresses.resolve(c.host(), c.port()))
           .subscribeOn(Schedulers.boundedElastic())
-          .timeout(timeout, Mono.error(() -> timedOut(c, timeout))) // an address it drops holds nothing
+          .timeout(timeout, Mono.error(() -> timedOut(c, timeout, null))) // an address it drops holds nothing
           .flatMap(address -> {
             ConnectionProvider provider = c.connectionProvider();
             // The provider keeps the rest of the deadline (its contract): a timeout operator here
             // would drop, unclosed, an endpoint made as it fired.
             return provider.connect(address, c.endpointOptions(provider, c.hello()), remaining(deadline))
+                .onErrorMap(e -> e instanceof ConnectionException ce && ce.reason() == ConnectionException.Reason.TIMED_OUT
+                    ? timedOut(c, timeout, e) : e) // the whole connect's deadline, named as such
                 .map(endpoint -> new Created(endpoint, address));
           })
-          .doOnDiscard(Created.class, created -> created.endpoint().close()) // cancelled before the handshake took it
+          .doOnDiscard(Created.class, created -> created.endpoint().close()) // a net: between the two flatMaps
           .flatMap(created -> handshake(c, created.endpoint(), created.address(), remaining(deadline)));
     });
   }
@@ -85,9 +93,9 @@ public final class RdmaClient extends RdmaTransport<RdmaClient> {
   Mono<RdmaConnection> handshake(TransportConfig c, Endpoint endpoint, InetSocketAddress address,
       Duration remaining) {
     ConnectionOperations connection = ConnectionOperations.open(endpoint, c, address);
-    java.util.concurrent.atomic.AtomicBoolean delivered = new java.util.concurrent.atomic.AtomicBoolean();
+    AtomicBoolean delivered = new AtomicBoolean();
     return endpoint.establish()
-        .timeout(remaining, Mono.error(() -> timedOut(c, c.connectTimeout())))
+        .timeout(remaining, Mono.error(() -> timedOut(c, c.connectTimeout(), null)))
         .onErrorMap(e -> refusal(e, endpoint, address))
         .publishOn(Schedulers.boundedElastic()) // off the CM thread: what follows is user code
         .then(Mono.fromCallable(() -> {
@@ -142,9 +150,9 @@ public final class RdmaClient extends RdmaTransport<RdmaClient> {
     return e;
   }
 
-  private static ConnectionException timedOut(TransportConfig c, Duration timeout) {
+  private static ConnectionException timedOut(TransportConfig c, Duration timeout, @Nullable Throwable cause) {
     return new ConnectionException(ConnectionException.Reason.TIMED_OUT, "connecting to " + c.host() + ":"
-        + c.port() + " timed out after " + timeout.toMillis() + " ms", null);
+        + c.port() + " timed out after " + timeout.toMillis() + " ms", cause);
   }
 
   /** {@link #connect()}, waiting for it. Blocks. */
@@ -154,6 +162,6 @@ public final class RdmaClient extends RdmaTransport<RdmaClient> {
 
   /** {@link #connect()}, waiting up to {@code timeout}. Blocks. */
   public RdmaConnection connectNow(Duration timeout) {
-    return Objects.requireNonNull(connect().block(timeout), "connect completed empty");
+    return BlockingHandoff.await(connect(), timeout, "connectNow", RdmaConnection::dispose);
   }
 }

@@ -12,6 +12,7 @@ import io.rdmareactive.rdma.verbs.IdleStrategy;
 import io.rdmareactive.rdma.verbs.ProtectionDomain;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -101,7 +102,7 @@ public final class RdmaLoopResources implements Disposable {
     this.domains = new LoopDomains(prefix + " loop resources");
     this.receiveQueues = new LoopReceiveQueues(domains, this::timerOf);
     this.sendPools = new LoopSendPools(domains, this::timerOf,
-        channel -> java.util.Arrays.stream(loops).mapToInt(l -> l.users(channel)).sum()); // whichever loop's
+        channel -> Arrays.stream(loops).mapToInt(l -> l.users(channel)).sum()); // whichever loop's
   }
 
   /** {@code loops} event-mode loops named {@code prefix-1..n}, with the default poll budget. */
@@ -339,10 +340,7 @@ public final class RdmaLoopResources implements Disposable {
     return loop;
   }
 
-  /**
-   * Closes a loop's channel as its last CQ goes, at once (the loop never waits on a stopped
-   * loop's channel): on rxe the channel's device context keeps librdmacm's device PD alive.
-   */
+  /** Closes a loop's channel as its last CQ goes, at once: on rxe its context keeps librdmacm's device PD alive. */
   private static void closeChannel(CompletionChannel channel) {
     try {
       channel.close();
@@ -380,12 +378,12 @@ public final class RdmaLoopResources implements Disposable {
 
   /** Completion channels open now (one per loop and device in use, or per connection). */
   public int channelCount() {
-    return ownLoops.size() + java.util.Arrays.stream(loops).mapToInt(LoopChannels::size).sum();
+    return ownLoops.size() + Arrays.stream(loops).mapToInt(LoopChannels::size).sum();
   }
 
   /** Endpoints holding these loops' channels now: one gives its loop back after its connection's {@code onDispose}. */
   int endpointCount() {
-    return ownLoops.size() + java.util.Arrays.stream(loops).mapToInt(LoopChannels::users).sum();
+    return ownLoops.size() + Arrays.stream(loops).mapToInt(LoopChannels::users).sum();
   }
 
   @Override

@@ -14,12 +14,12 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
 import reactor.core.Disposable;
-import reactor.core.Exceptions;
 import reactor.core.publisher.BaseSubscriber;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
@@ -85,13 +85,16 @@ public final class RdmaServer extends RdmaTransport<RdmaServer> {
       // Who has the server: null while binding, then the server once handed to the sink, or
       // CANCELLED. A sink cancelled before it emits never does, so the cancel disposes what it
       // finds; a server bound after the cancel is disposed where it is made.
-      java.util.concurrent.atomic.AtomicReference<Object> handoff = new java.util.concurrent.atomic.AtomicReference<>();
+      AtomicReference<Object> handoff = new AtomicReference<>();
       sink.onCancel(() -> {
         if (handoff.getAndSet(CANCELLED) instanceof DisposableRdmaServer bound) {
           bound.dispose();
         }
       });
       Schedulers.boundedElastic().schedule(() -> {
+        if (handoff.get() == CANCELLED) {
+          return; // cancelled before it began: bind nothing
+        }
         DisposableRdmaServer bound;
         try {
           InetSocketAddress address = Addresses.resolve(c.host(), c.port());
@@ -120,32 +123,9 @@ public final class RdmaServer extends RdmaTransport<RdmaServer> {
 
   /** {@link #bind()}, waiting up to {@code timeout}. Blocks. */
   public DisposableRdmaServer bindNow(Duration timeout) {
-    // Not block(timeout): a server that came just as it gave up would be bound and lost.
-    java.util.concurrent.CompletableFuture<DisposableRdmaServer> result = new java.util.concurrent.CompletableFuture<>();
-    Disposable binding = bind().subscribe(bound -> {
-      if (!result.complete(bound)) {
-        bound.dispose(); // it came after the wait gave up
-      }
-    }, result::completeExceptionally);
-    try {
-      return result.get(timeout.toNanos(), java.util.concurrent.TimeUnit.NANOSECONDS);
-    } catch (java.util.concurrent.TimeoutException e) {
-      binding.dispose();
-      if (result.completeExceptionally(e)) {
-        throw new IllegalStateException("binding took longer than " + timeout, e);
-      }
-      return result.join(); // it came meanwhile
-    } catch (java.util.concurrent.ExecutionException e) {
-      throw Exceptions.propagate(e.getCause());
-    } catch (InterruptedException e) {
-      Thread.currentThread().interrupt();
-      binding.dispose();
-      if (!result.completeExceptionally(e)) {
-        result.join().dispose();
-      }
-      throw Exceptions.propagate(e);
-    }
+    return BlockingHandoff.await(bind(), timeout, "bindNow", DisposableRdmaServer::dispose);
   }
+
 
   private final class Bound implements DisposableRdmaServer {
     private final Listener listener;

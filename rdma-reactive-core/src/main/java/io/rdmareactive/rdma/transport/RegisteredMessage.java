@@ -196,7 +196,7 @@ public final class RegisteredMessage implements OutboundMessage {
     if (onRelease != null) {
       try {
         onRelease.run(); // after the lease: it may deregister the region
-      } catch (RuntimeException e) { // the application's: it runs on the connection's drain, which must go on
+      } catch (RuntimeException e) { // the application's: it may run on the connection's drain, which must go on
         Operators.onErrorDropped(e, Context.empty());
       }
     }

@@ -8,6 +8,8 @@ import org.reactivestreams.Publisher;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
 import reactor.core.Exceptions;
+import reactor.core.publisher.Flux;
+import reactor.core.publisher.Mono;
 import reactor.core.publisher.Operators;
 import reactor.util.concurrent.Queues;
 import reactor.util.context.Context;
@@ -36,7 +38,6 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
   final Queue<Object> queue;
   /** Most items requested and not yet polled: room for a few full batches per drain. */
   final int capacity;
-  private @Nullable Context context; // racy but idempotent: computed from actual's, which is fixed
   volatile @Nullable Subscription upstream;
   volatile boolean upstreamDone;
   volatile @Nullable Throwable upstreamError;
@@ -56,7 +57,7 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
   SendSource(ConnectionOperations connection, @Nullable Publisher<?> publisher, @Nullable CoreSubscriber<? super Void> actual,
       Protocol.@Nullable Hello hello, int sendCount) {
     this.connection = connection;
-    this.publisher = publisher;
+    this.publisher = releasingDiscards(publisher);
     this.actual = actual;
     this.hello = hello;
     this.capacity = 4 * Math.max(8, sendCount);
@@ -122,20 +123,9 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
     connection.drain();
   }
 
-  /**
-   * The caller's context, with a discard hook that releases what the publisher's own operators
-   * drop (a {@code publishOn} queue at a cancel, a {@code filter}): those items were given to
-   * send() too, and a view held there would keep its receive buffer. It takes the place of a
-   * discard hook on send()'s Mono, which sees no item; release is idempotent.
-   */
   @Override
   public Context currentContext() {
-    Context c = context;
-    if (c == null) {
-      c = Operators.enableOnDiscard(actual == null ? Context.empty() : actual.currentContext(), SendSource::release);
-      context = c;
-    }
-    return c;
+    return actual == null ? Context.empty() : actual.currentContext();
   }
 
   @Override
@@ -168,6 +158,31 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
     Object o;
     while ((o = queue.poll()) != null) {
       release(o);
+    }
+  }
+
+  /**
+   * {@code publisher} releasing the received messages and registered memory that its own
+   * operators discard (a {@code filter}, a {@code publishOn} queue at a cancel): they were given to
+   * send() all the same, and a view held there would keep its receive buffer. Chained onto a
+   * discard hook the caller set (Reactor's doOnDiscard composes); both release idempotently, on
+   * any thread. Other items, and publishers that are not Reactor's, are as they were.
+   */
+  private static @Nullable Publisher<?> releasingDiscards(@Nullable Publisher<?> publisher) {
+    if (publisher instanceof Flux<?> f) {
+      return f.doOnDiscard(Object.class, SendSource::releaseDiscarded);
+    }
+    if (publisher instanceof Mono<?> m) {
+      return m.doOnDiscard(Object.class, SendSource::releaseDiscarded);
+    }
+    return publisher;
+  }
+
+  private static void releaseDiscarded(Object item) {
+    if (item instanceof RdmaMessage m) {
+      m.release();
+    } else if (item instanceof RegisteredMessage r) {
+      r.release();
     }
   }
 

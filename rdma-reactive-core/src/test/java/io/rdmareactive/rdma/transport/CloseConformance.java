@@ -56,9 +56,10 @@ public abstract class CloseConformance extends TransportSuite {
   }
 
   /**
-   * Binds cancelled at once, before, while or after they bound, lose no server: each is either
-   * handed to its subscriber (which disposes it) or disposed by the cancel, so the port is free
-   * again once the handed ones are disposed.
+   * Binds cancelled before, while or after they bound, and bindNow calls that give up at any
+   * moment, lose no server: each is either handed over (and disposed here) or disposed by the
+   * library, so the port is free again afterwards. A guard: where a cancel meets a bind depends on
+   * timing, so a run covers the moments it happens to meet.
    */
   @Test
   void bindsCancelledAtAnyMomentLoseNoServer() {
@@ -67,11 +68,22 @@ public abstract class CloseConformance extends TransportSuite {
     first.disposeNow(WAIT);
     List<DisposableRdmaServer> handed = new java.util.concurrent.CopyOnWriteArrayList<>();
     for (int i = 0; i < 20; i++) {
-      server().port(port).bind().subscribe(handed::add, e -> { }).dispose();
-      LockSupport.parkNanos(i * 200_000L); // so that cancels land before, during and after a bind
+      reactor.core.Disposable binding = server().port(port).bind().doOnNext(handed::add).subscribe(null, e -> { });
+      LockSupport.parkNanos(i * 100_000L); // so that cancels land before, during and after a bind
+      binding.dispose();
+      handed.forEach(DisposableRdmaServer::dispose);
+    }
+    for (int i = 0; i < 20; i++) {
+      try {
+        handed.add(server().port(port).bindNow(Duration.ofNanos(1 + i * 100_000L)));
+      } catch (IllegalStateException | ConnectionException gaveUpOrStillBound) {
+        // expected for most: the wait gave up (the server, if bound later, is disposed), or the port
+        // is still held by the one before, which is being disposed
+      }
+      handed.forEach(DisposableRdmaServer::dispose);
     }
     AtomicReference<DisposableRdmaServer> again = new AtomicReference<>();
-    await(() -> { // a cancelled bind still under way may hold the port a moment, then frees it
+    await(() -> { // a bind given up on but still under way holds the port a moment, then frees it
       handed.forEach(DisposableRdmaServer::dispose);
       try {
         again.set(server().port(port).bindNow(WAIT));
@@ -81,6 +93,26 @@ public abstract class CloseConformance extends TransportSuite {
       }
     });
     servers.add(again.get());
+  }
+
+  /**
+   * connectNow calls that give up at any moment lose no connection: one that comes after its wait
+   * gave up is disposed, so every connection the server saw ends (a lost one would stay open).
+   * A guard, as the bind test above.
+   */
+  @Test
+  void connectNowGivingUpAtAnyMomentLosesNoConnection() {
+    List<RdmaConnection> served = new java.util.concurrent.CopyOnWriteArrayList<>();
+    DisposableRdmaServer server = bind(server().doOnConnection(served::add).handle((in, out) -> out.send(in.receive())));
+    for (int i = 0; i < 20; i++) {
+      try {
+        RdmaConnection c = client(server).connectNow(Duration.ofNanos(1 + i * 500_000L));
+        c.dispose();
+      } catch (IllegalStateException | ConnectionException gaveUp) {
+        // the wait gave up: the connection, if it comes later, is disposed
+      }
+    }
+    await(() -> served.stream().allMatch(RdmaConnection::isDisposed));
   }
 
   @Test

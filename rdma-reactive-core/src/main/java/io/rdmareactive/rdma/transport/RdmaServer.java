@@ -126,7 +126,6 @@ public final class RdmaServer extends RdmaTransport<RdmaServer> {
     return BlockingHandoff.await(bind(), timeout, "bindNow", DisposableRdmaServer::dispose);
   }
 
-
   private final class Bound implements DisposableRdmaServer {
     private final Listener listener;
     private final Set<ConnectionOperations> connections = ConcurrentHashMap.newKeySet();

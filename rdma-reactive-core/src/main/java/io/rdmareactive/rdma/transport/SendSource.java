@@ -179,10 +179,8 @@ final class SendSource implements CoreSubscriber<Object>, Subscription {
   }
 
   private static void releaseDiscarded(Object item) {
-    if (item instanceof RdmaMessage m) {
-      m.release();
-    } else if (item instanceof RegisteredMessage r) {
-      r.release();
+    if (item instanceof RdmaMessage || item instanceof RegisteredMessage) { // not a user's OutboundMessage: exactly once
+      release(item);
     }
   }
 

@@ -381,8 +381,8 @@ public final class RdmaLoopResources implements Disposable {
     return ownLoops.size() + Arrays.stream(loops).mapToInt(LoopChannels::size).sum();
   }
 
-  /** Endpoints holding these loops' channels now: one gives its loop back after its connection's {@code onDispose}. */
-  int endpointCount() {
+  /** Endpoints on these loops now: one gives its loop back just after its connection's {@code onDispose}. */
+  public int endpointCount() {
     return ownLoops.size() + Arrays.stream(loops).mapToInt(LoopChannels::users).sum();
   }
 

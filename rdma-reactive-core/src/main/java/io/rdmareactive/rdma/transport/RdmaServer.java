@@ -6,6 +6,7 @@ import io.rdmareactive.rdma.spi.ConnectionProvider;
 import io.rdmareactive.rdma.spi.Endpoint;
 import io.rdmareactive.rdma.spi.ListenLimits;
 import io.rdmareactive.rdma.spi.Listener;
+import io.rdmareactive.rdma.spi.SinkHandoff;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.List;
@@ -14,7 +15,6 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.BiFunction;
 import java.util.function.Consumer;
 import org.reactivestreams.Publisher;
@@ -44,7 +44,6 @@ import reactor.util.Loggers;
  */
 public final class RdmaServer extends RdmaTransport<RdmaServer> {
   private static final Logger log = Loggers.getLogger(RdmaServer.class);
-  private static final Object CANCELLED = new Object();
 
   private final BiFunction<? super RdmaInbound, ? super RdmaOutbound, ? extends Publisher<Void>> handler;
 
@@ -82,17 +81,10 @@ public final class RdmaServer extends RdmaTransport<RdmaServer> {
   public Mono<DisposableRdmaServer> bind() {
     TransportConfig c = config;
     return Mono.create(sink -> {
-      // Who has the server: null while binding, then the server once handed to the sink, or
-      // CANCELLED. A sink cancelled before it emits never does, so the cancel disposes what it
-      // finds; a server bound after the cancel is disposed where it is made.
-      AtomicReference<Object> handoff = new AtomicReference<>();
-      sink.onCancel(() -> {
-        if (handoff.getAndSet(CANCELLED) instanceof DisposableRdmaServer bound) {
-          bound.dispose();
-        }
-      });
+      // A server bound after a cancel, or handed over just before one, is disposed.
+      SinkHandoff<DisposableRdmaServer> handoff = SinkHandoff.on(sink, DisposableRdmaServer::dispose, () -> {});
       Schedulers.boundedElastic().schedule(() -> {
-        if (handoff.get() == CANCELLED) {
+        if (handoff.isCancelled()) {
           return; // cancelled before it began: bind nothing
         }
         DisposableRdmaServer bound;
@@ -107,11 +99,7 @@ public final class RdmaServer extends RdmaTransport<RdmaServer> {
           sink.error(t);
           return;
         }
-        if (handoff.compareAndSet(null, bound)) {
-          sink.success(bound);
-        } else {
-          bound.dispose(); // cancelled while it bound
-        }
+        handoff.deliver(bound);
       });
     });
   }

@@ -9,12 +9,12 @@ import io.rdmareactive.rdma.spi.Endpoint;
 import io.rdmareactive.rdma.spi.EndpointOptions;
 import io.rdmareactive.rdma.spi.ListenLimits;
 import io.rdmareactive.rdma.spi.Listener;
+import io.rdmareactive.rdma.spi.SinkHandoff;
 import java.net.InetSocketAddress;
 import java.time.Duration;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import reactor.core.publisher.Mono;
 import reactor.core.scheduler.Schedulers;
@@ -37,7 +37,6 @@ final class NativeConnectionProvider implements ConnectionProvider {
   private static final Logger log = Loggers.getLogger(NativeConnectionProvider.class);
   private static final int IDLE_CLOSE_ATTEMPTS = 500;
   private static final long IDLE_CLOSE_RETRY_MILLIS = 20;
-  private static final Object CANCELLED = new Object();
 
   private @Nullable CmEventLoop loop; // guarded by this
   private int users; // guarded by this
@@ -84,20 +83,11 @@ final class NativeConnectionProvider implements ConnectionProvider {
         sink.error(e);
         return;
       }
-      // Who has the endpoint: null while resolving; then the endpoint, once handed to the sink, or
-      // CANCELLED. A cancel that finds the endpoint there came before the sink emitted it, and a
-      // sink cancelled before it emits never does (it drops or discards the value): so it closes it.
-      AtomicReference<Object> handoff = new AtomicReference<>();
       CompletableFuture<CmEndpoint> resolved = l.resolve(address.getAddress().getHostAddress(), address.getPort(),
           timeout, (cm, event) -> log.debug("rdma-cm: {} before the endpoint existed, ignored", event));
-      sink.onCancel(() -> {
-        Object had = handoff.getAndSet(CANCELLED);
-        if (had == null) {
-          resolved.cancel(false); // the loop destroys the id at its next turn
-        } else if (had instanceof Endpoint ep) {
-          ep.close();
-        }
-      });
+      // A cancel while resolving stops it (the loop destroys the id at its next turn); an endpoint
+      // made after a cancel, or handed over just before one, is closed.
+      SinkHandoff<Endpoint> handoff = SinkHandoff.on(sink, Endpoint::close, () -> resolved.cancel(false));
       resolved.whenComplete((cm, error) -> {
         if (error != null) {
           releaseLoop(l);
@@ -115,11 +105,7 @@ final class NativeConnectionProvider implements ConnectionProvider {
           sink.error(t);
           return;
         }
-        if (handoff.compareAndSet(null, ep)) {
-          sink.success(ep);
-        } else {
-          ep.close(); // cancelled while it was made
-        }
+        handoff.deliver(ep);
       });
     });
   }

@@ -13,8 +13,10 @@ import org.jspecify.annotations.Nullable;
  * Micrometer meters of the loops' registered memory, which the connections on them share (issue
  * 21): {@code rdma.loop.memory.registered} (gauge, bytes, tagged {@code buffers=receive|send}: the
  * shared receive queues' slabs and the send pools), {@code rdma.loop.receive.queues} (gauge: shared
- * receive queues alive) and {@code rdma.loop.receive.refills} (counter: receives posted to refill
- * them). A connection's own {@code rdma.memory.registered} leaves these out.
+ * receive queues alive), {@code rdma.loop.receive.posted} (gauge: their depth), {@code
+ * rdma.loop.receive.refills} (counter: receives posted to refill them) and {@code
+ * rdma.loop.endpoints} (gauge: endpoints on the loops). A connection's own {@code
+ * rdma.memory.registered} leaves these out.
  */
 public class RdmaLoopMetrics implements MeterBinder {
   private final Supplier<@Nullable RdmaLoopResources> loops;
@@ -41,6 +43,8 @@ public class RdmaLoopMetrics implements MeterBinder {
         .description("Shared receive queues alive (one per loop, device and buffer size in use)").register(registry);
     Gauge.builder("rdma.loop.receive.posted", this, m -> m.read(RdmaLoopResources::receiveQueueDepth))
         .description("Receives posted on the shared receive queues alive: their depth").register(registry);
+    Gauge.builder("rdma.loop.endpoints", this, m -> m.read(RdmaLoopResources::endpointCount))
+        .description("Endpoints (connections, and those being made or closed) on the loops").register(registry);
     FunctionCounter.builder("rdma.loop.receive.refills", this, m -> m.read(RdmaLoopResources::receiveQueueRefills))
         .description("Receives posted to refill the shared receive queues alive").register(registry);
   }

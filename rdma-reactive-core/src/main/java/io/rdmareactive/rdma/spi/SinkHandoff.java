@@ -7,16 +7,21 @@ import reactor.core.publisher.MonoSink;
 
 /**
  * Hands one value that must be freed (an endpoint, a bound server) from the task that makes it to
- * a {@link MonoSink}, exactly once: the sink emits it, or it is freed. A sink cancelled before it
- * emits drops the value ({@code onNextDropped}, not a discard hook), so the making side and the
- * cancelling side each act only through one compare-and-set on who has the value.
+ * a {@link MonoSink}, exactly once: the sink emits it, or it is freed. A sink that a cancel meets
+ * drops or discards the value, to hooks that are not the provider's, and never gives it back; so
+ * the making side and the cancelling side each act only through one compare-and-set on who has it.
  *
  * <pre>{@code
  * return Mono.create(sink -> {
- *   SinkHandoff<Endpoint> handoff = SinkHandoff.on(sink, Endpoint::close, pending::cancel);
- *   pending.whenComplete((made, error) -> ... handoff.deliver(made));
+ *   CompletableFuture<Endpoint> pending = start();
+ *   SinkHandoff<Endpoint> handoff = SinkHandoff.on(sink, Endpoint::close, () -> pending.cancel(false));
+ *   pending.thenAccept(handoff::deliver);
  * });
  * }</pre>
+ *
+ * <p>The hand-off takes the sink's one {@code onCancel}: the sink must have no other. Call
+ * {@link #deliver} at most once, and never after the sink was terminated another way (a value
+ * given to a terminated sink is dropped, and no cancel comes to free it).
  *
  * @param <T> what is handed over
  */
@@ -35,8 +40,10 @@ public final class SinkHandoff<T> {
 
   /**
    * Takes over {@code sink}'s cancel: one that comes before the value exists runs {@code
-   * beforeValue} (stop making it); one that finds the value handed over but not emitted frees it.
-   * After the sink emitted, its cancel no longer reaches here (the value is its subscriber's).
+   * beforeValue} (stop making it; at once, inside this call, if the sink is cancelled already);
+   * one that finds the value handed over but not emitted (its subscriber had not requested yet)
+   * frees it. After the sink emitted, its cancel no longer reaches here: the value is its
+   * subscriber's.
    */
   public static <T> SinkHandoff<T> on(MonoSink<T> sink, Consumer<? super T> free, Runnable beforeValue) {
     SinkHandoff<T> h = new SinkHandoff<>(Objects.requireNonNull(sink, "sink"), Objects.requireNonNull(free, "free"));

@@ -381,7 +381,7 @@ public final class RdmaLoopResources implements Disposable {
     return ownLoops.size() + Arrays.stream(loops).mapToInt(LoopChannels::size).sum();
   }
 
-  /** Endpoints on these loops now: one gives its loop back just after its connection's {@code onDispose}. */
+  /** Endpoints on these loops now, those being made or closed included (one leaves just after its connection's {@code onDispose}). */
   public int endpointCount() {
     return ownLoops.size() + Arrays.stream(loops).mapToInt(LoopChannels::users).sum();
   }

@@ -16,7 +16,10 @@ public interface RdmaOutbound {
    * {@link io.rdmareactive.rdma.MessageTooLargeException} before any of it is sent, and the
    * connection stays usable. Concurrent sends go out one after another, in subscription order.
    *
-   * @return completes once every message was sent and acknowledged by the peer's adapter
+   * @return completes once every message was sent and acknowledged by the peer's adapter; an
+   *     error after the peer disconnected does not mean the last messages were lost, since what
+   *     fails is the acknowledgment (an RC send completes on the peer's ACK, which a disconnect
+   *     can overtake)
    */
   Mono<Void> send(Publisher<?> messages);
 

@@ -97,10 +97,12 @@ class NativeRawInteropTest {
       // Our SEND completes when rdma_server's ACK for it arrives. Its reply proves that the message
       // arrived, not that the ACK did: an ACK lost or late (seen once under TCG) is retransmitted
       // only after the QP's timeout, and rdma_server's disconnect flushes the send before that. RC
-      // reports that as a failed send, so the send may succeed or fail with RESET; nothing else.
+      // reports that as a failed send, so the send may succeed or fail with the peer's disconnect
+      // (RESET, "the peer disconnected"); nothing else.
       AtomicReference<Throwable> sendError = new AtomicReference<>();
       Mono<Boolean> sent = conn.outbound().send(Mono.just(message)).thenReturn(true)
-          .onErrorResume(e -> e instanceof ConnectionException ce && ce.reason() == ConnectionException.Reason.RESET,
+          .onErrorResume(e -> e instanceof ConnectionException ce && ce.reason() == ConnectionException.Reason.RESET
+                  && String.valueOf(ce.getMessage()).contains("the peer disconnected"),
               e -> {
                 sendError.set(e);
                 return Mono.just(false);

@@ -260,7 +260,7 @@ class RdmaAutoConfigurationTest {
                 assertThat(registry.get("rdma.loop.receive.posted").gauge().value())
                     .as("receives posted on the loops' SRQs: both connection ends' and the headroom").isPositive();
                 assertThat(registry.get("rdma.loop.endpoints").gauge().value())
-                    .as("this context's end of the one connection (the other is on the client context's loops)").isEqualTo(1);
+                    .as("this context's end of the connection (the client's is on its own loops)").isEqualTo(1);
               });
           // Closing the client context closed its connection.
           StepVerifier.create(client[0].onDispose()).expectComplete().verify(WAIT);

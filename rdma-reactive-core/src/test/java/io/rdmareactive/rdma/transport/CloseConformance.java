@@ -19,6 +19,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
@@ -28,6 +29,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.reactivestreams.Subscription;
 import reactor.core.CoreSubscriber;
+import reactor.core.Disposable;
 import reactor.core.publisher.Flux;
 import reactor.core.publisher.Mono;
 import reactor.core.publisher.SignalType;
@@ -66,9 +68,9 @@ public abstract class CloseConformance extends TransportSuite {
     DisposableRdmaServer first = server().bindNow();
     int port = first.port();
     first.disposeNow(WAIT);
-    List<DisposableRdmaServer> handed = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<DisposableRdmaServer> handed = new CopyOnWriteArrayList<>();
     for (int i = 0; i < 20; i++) {
-      reactor.core.Disposable binding = server().port(port).bind().doOnNext(handed::add).subscribe(null, e -> { });
+      Disposable binding = server().port(port).bind().doOnNext(handed::add).subscribe(null, e -> { });
       LockSupport.parkNanos(i * 100_000L); // so that cancels land before, during and after a bind
       binding.dispose();
       handed.forEach(DisposableRdmaServer::dispose);
@@ -102,7 +104,7 @@ public abstract class CloseConformance extends TransportSuite {
    */
   @Test
   void connectNowGivingUpAtAnyMomentLosesNoConnection() {
-    List<RdmaConnection> served = new java.util.concurrent.CopyOnWriteArrayList<>();
+    List<RdmaConnection> served = new CopyOnWriteArrayList<>();
     DisposableRdmaServer server = bind(server().doOnConnection(served::add).handle((in, out) -> out.send(in.receive())));
     for (int i = 0; i < 20; i++) {
       try {
@@ -244,7 +246,7 @@ public abstract class CloseConformance extends TransportSuite {
 
   @Test
   void connectionHooksComposeInsteadOfReplacing() {
-    var calls = new java.util.concurrent.CopyOnWriteArrayList<String>();
+    var calls = new CopyOnWriteArrayList<String>();
     DisposableRdmaServer server = bind(server()
         .doOnConnection(c -> calls.add("server-connected-1")).doOnConnection(c -> calls.add("server-connected-2"))
         .handle((in, out) -> out.send(in.receive())));

@@ -109,11 +109,19 @@ public abstract class TransportSuite {
 
   /** Waits, at most {@link #WAIT}, for {@code condition}. */
   static void await(java.util.function.BooleanSupplier condition) {
+    assertThat(waitFor(condition)).as("timed out waiting").isTrue();
+  }
+
+  /** Waits, at most {@link #WAIT}, for {@code condition}; whether it holds (the caller asserts what it waited for). */
+  static boolean waitFor(java.util.function.BooleanSupplier condition) {
     long deadline = System.nanoTime() + WAIT.toNanos();
     while (!condition.getAsBoolean()) {
-      assertThat(System.nanoTime()).as("timed out waiting").isLessThan(deadline);
+      if (System.nanoTime() >= deadline) {
+        return false;
+      }
       LockSupport.parkNanos(1_000_000);
     }
+    return true;
   }
 
   static byte[] random(int size, long seed) {

@@ -1,0 +1,33 @@
+"""Pools rr.sh's per-JVM medians over boots and compares two revisions per mode: medians, ratio, Mann-Whitney U (two-sided, normal approximation with tie and continuity corrections)."""
+import math, statistics as st, sys
+def load(files):
+    rows = {}
+    for f in files:
+        for line in open(f):
+            p = line.split()
+            if p and p[0] == 'pong':
+                try: rows.setdefault((p[2], p[1]), []).append(float(p[4]))
+                except (ValueError, IndexError): pass
+    return rows
+def mwu(a, b):
+    allv = sorted((v, i) for i, v in enumerate(a + b))
+    ranks = [0.0] * len(allv); i = 0; ties = 0.0
+    while i < len(allv):
+        j = i
+        while j + 1 < len(allv) and allv[j + 1][0] == allv[i][0]: j += 1
+        r = (i + j) / 2 + 1
+        for k in range(i, j + 1): ranks[allv[k][1]] = r
+        t = j - i + 1; ties += t ** 3 - t; i = j + 1
+    n1, n2 = len(a), len(b); r1 = sum(ranks[:n1]); u = r1 - n1 * (n1 + 1) / 2
+    mu = n1 * n2 / 2; n = n1 + n2
+    sigma = math.sqrt(n1 * n2 / 12 * ((n + 1) - ties / (n * (n - 1))))
+    z = max(0.0, abs(u - mu) - 0.5) / sigma  # with the continuity correction, as scipy.stats.mannwhitneyu
+    return u, 2 * (1 - 0.5 * (1 + math.erf(abs(z) / math.sqrt(2))))
+before, after = sys.argv[1], sys.argv[2]
+rows = load(sys.argv[3:])
+print(f"| mode | {before} median (JVMs) | {after} median (JVMs) | after/before | fastest JVMs, after/before | Mann-Whitney p |")
+print("|---|---:|---:|---:|---:|---:|")
+for mode in ('spin', 'event'):
+    a, b = rows[(mode, before)], rows[(mode, after)]
+    u, p = mwu(a, b)
+    print(f"| {mode} | {st.median(a):.2f} ({len(a)}) | {st.median(b):.2f} ({len(b)}) | {st.median(b)/st.median(a):.2f}x | {min(b)/min(a):.2f}x | {p:.2f} |")

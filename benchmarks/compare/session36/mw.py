@@ -1,13 +1,12 @@
 """Pools rr.sh's per-JVM medians over boots and compares two revisions per mode: medians, ratio, Mann-Whitney U (two-sided, normal approximation with tie and continuity corrections)."""
 import math, statistics as st, sys
+import rrtable
 def load(files):
+    """rrtable.load's figures of every boot, pooled, the crashed JVMs left out."""
     rows = {}
     for f in files:
-        for line in open(f):
-            p = line.split()
-            if p and p[0] == 'pong':
-                try: rows.setdefault((p[2], p[1]), []).append(float(p[4]))
-                except (ValueError, IndexError): pass
+        for k, v in rrtable.load(f)[0].items():
+            rows.setdefault(k, []).extend(x for x in v if x is not None)
     return rows
 def mwu(a, b):
     allv = sorted((v, i) for i, v in enumerate(a + b))
